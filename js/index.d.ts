@@ -253,7 +253,9 @@ export function meshgrid(tensors: readonly Tensor[], options?: { indexing?: 'ij'
 /** PyTorch's advanced-indexing read `x[i, j, ...]`: int64 index tensors for input's first dims,
  *  broadcast together to B; the result is B + input's other dims. Negative indices count from the
  *  end; each in [-size, size). `x[torch.arange(b), idx]` is
- *  `x.index([om.arange(b), idx])`. Differentiable in input. */
+ *  `x.index([om.arange(b), idx])`. One bool tensor of input's leading sizes is `x[mask]`: the
+ *  rows at its true places, [count, ...input's other dims] (count decided by the values: a mask
+ *  computed from a traced input is DataDependent). Differentiable in input. */
 export function index(input: Tensor, indices: Tensor | readonly Tensor[]): Tensor;
 /** torch.index_put: a copy of input with values (a Tensor of input's dtype, or a number) written
  *  (accumulate: added; float32, int64) at the positions the int64 index tensors, broadcast
@@ -265,6 +267,17 @@ export function indexPut(input: Tensor, indices: Tensor | readonly Tensor[], val
  *  true take source's elements in row-major order (source: input's dtype, at least as many
  *  elements as true places). Differentiable in input and source. */
 export function maskedScatter(input: Tensor, mask: Tensor, source: Tensor): Tensor;
+/** torch.nonzero: the int64 index tuples [count, ndim] of input's nonzero elements (NaN too),
+ *  row-major; asTuple: one int64 [count] tensor per dim. count is decided by the values: a traced
+ *  input is TraceError DataDependent. */
+export function nonzero(input: Tensor): Tensor;
+export function nonzero(input: Tensor, options: { asTuple: true }): Tensor[];
+export function nonzero(input: Tensor, options?: { asTuple?: boolean }): Tensor | Tensor[];
+/** torch.argwhere: {@link nonzero}'s [count, ndim]. */
+export function argwhere(input: Tensor): Tensor;
+/** torch.masked_select: input's elements where mask (bool, broadcast with input) is true, 1-D in
+ *  row-major order. Differentiable in input; a mask computed from a traced input is DataDependent. */
+export function maskedSelect(input: Tensor, mask: Tensor): Tensor;
 /** torch.einsum: letters name dims, '...' the dims no letter names (broadcast), '->' the output
  *  (omitted: the labels used once, alphabetically, after '...'); labels missing from the output
  *  are summed, one repeated in an operand takes its diagonal. Differentiable. */
@@ -304,7 +317,7 @@ export function dot(input: Tensor, other: Tensor): Tensor;
 export function norm(input: Tensor, p?: number | 'fro', dim?: Dims | null, keepdim?: boolean): Tensor;
 /** `condition ? input : other` elementwise with broadcasting; condition is a bool tensor. */
 export function where(condition: Tensor, input: TensorLike, other: TensorLike): Tensor;
-/** torch.where(condition) alone (torch.nonzero(condition, as_tuple=True)): per dim an int64 tensor of the nonzero elements' indices; eager only (a traced condition is DataDependent). */
+/** torch.where(condition) alone: {@link nonzero}(condition, { asTuple: true }). */
 export function where(condition: Tensor): Tensor[];
 /** Matrix product with PyTorch's rules (1-D operands, broadcast batch dims). */
 export function matmul(input: Tensor, other: Tensor): Tensor;
@@ -667,6 +680,14 @@ export class Tensor {
   indexPut(indices: Tensor | readonly Tensor[], values: Tensor | Scalar, accumulate?: boolean): Tensor;
   /** torch.masked_scatter: see {@link maskedScatter}. */
   maskedScatter(mask: Tensor, source: Tensor): Tensor;
+  /** torch.nonzero: see {@link nonzero}. */
+  nonzero(): Tensor;
+  nonzero(options: { asTuple: true }): Tensor[];
+  nonzero(options?: { asTuple?: boolean }): Tensor | Tensor[];
+  /** torch.argwhere: see {@link argwhere}. */
+  argwhere(): Tensor;
+  /** torch.masked_select: see {@link maskedSelect}. */
+  maskedSelect(mask: Tensor): Tensor;
   /**
    * A tensor sharing this storage that autograd does not track. While a trace records, detaching
    * a traced tensor returns a new handle to the same tensor (it stays traced); dispose each

@@ -28,7 +28,7 @@ export const {
   permute, transpose, swapaxes, swapdims, unsqueeze,
   sin, cos, tan, asin, acos, atan, sinh, cosh, asinh, acosh, atanh, atan2, minimum, maximum, fmod, remainder, floor, ceil, round,
   logicalAnd, logicalOr, logicalXor, logicalNot, bitwiseAnd, bitwiseOr, bitwiseXor, bitwiseNot,
-  maskedScatter, index, indexPut, topk, sort, argsort, searchsorted, bucketize, repeatInterleave, trilIndices, triuIndices,
+  maskedScatter, index, indexPut, nonzero, argwhere, maskedSelect, topk, sort, argsort, searchsorted, bucketize, repeatInterleave, trilIndices, triuIndices,
   square, isnan, isinf, isfinite, std, all, any, logsumexp, bmm, outer, dot, norm,
   log1p, expm1, flip, tile, prod, cumprod, diagonal, diag, asStrided, asStridedScatter,
   add, sub, mul, div, divide, trueDivide, floorDivide, pow, eq, ne, lt, le, gt, ge, neg, abs, sign, exp, log, sqrt, rsqrt, clone,

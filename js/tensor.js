@@ -659,35 +659,12 @@ export function meshgrid(tensors, options) {
 export function where(condition, input, other) {
   requireReady('where');
   const hc = handleOf(condition, 'where', 'condition');
-  if (arguments.length === 1) return nonzeroIndices(condition);
   const { handles, temps } = operands('where', ['input', 'other'], [input, other]);
   try {
     return apply1('where', 'where', [hc, ...handles]);
   } finally {
     releaseAll(temps);
   }
-}
-
-/**
- * torch.where(condition) alone, torch.nonzero(condition, as_tuple=True): per dim (one for a 0-d
- * condition) an int64 tensor of the nonzero elements' indices, in row-major order (NaN counts as
- * nonzero). The count is the condition's values, so it is read eagerly: a traced condition is
- * DataDependent there, as any read.
- */
-function nonzeroIndices(condition) {
-  const values = condition.toArray();
-  const shape = condition.shape.length ? condition.shape : [1];
-  const dims = shape.map(() => []);
-  for (let k = 0; k < values.length; k++) {
-    const v = values[k];
-    if (v === 0 || v === 0n) continue; // -0 too; NaN !== 0 counts, as PyTorch's
-    let rest = k;
-    for (let d = shape.length - 1; d >= 0; d--) {
-      dims[d].push(BigInt(rest % shape[d]));
-      rest = Math.floor(rest / shape[d]);
-    }
-  }
-  return dims.map((ix) => tensor(ix, { dtype: 'int64', shape: [ix.length] }));
 }
 
 // ---- scopes ---------------------------------------------------------------------------------

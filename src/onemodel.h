@@ -763,6 +763,10 @@ om_tensor *om_scatter_reduce(om_tensor *input, int dim, om_tensor *index, om_ten
  *  n dims, each index in [-size, size); values (input's dtype) broadcast to B + input's other dims.
  *  Of repeated positions the last written stays. Borrowed arguments, returns a new reference. */
 om_tensor *om_index_put(om_tensor *input, om_tensor *const *indices, int n, om_tensor *values, bool accumulate);
+/** torch.nonzero: the int64 index tuples [count, ndim] of input's nonzero elements (NaN too; any
+ *  dtype), in row-major order. count is decided by the values: tracing it is DataDependent.
+ *  Borrowed input, returns a new reference. */
+om_tensor *om_nonzero(om_tensor *input);
 /** interpolate's sampling modes. */
 typedef enum om_interpolate_mode { OM_INTERPOLATE_NEAREST = 0, OM_INTERPOLATE_BILINEAR = 1, OM_INTERPOLATE_BICUBIC = 2 } om_interpolate_mode;
 /** Resamples x [N, C, H, W] (float32) as torch.nn.functional.interpolate: exactly one of size

@@ -147,6 +147,14 @@ def as_strided_windows(L):  # overlapping windows of a row (sliding windows over
     return [L['x'].as_strided((3, 3), (1, 1), 2) * L['a']]
 
 
+def result_fill(L):  # fill_ and copy_ of a constant into op results nothing else refers to: they keep
+    y = L['x'] * 2     # requiring grad (FillBackward, CopyBackwards) and send zeros to what made them
+    y.fill_(0.5)
+    w = L['a'] * 3
+    w.copy_(torch.tensor([1.0, -2.0, 3.0]))
+    return [y, y * L['a'].unsqueeze(1), w * L['v'][:3]]
+
+
 def as_strided_of_view(L):  # no storage_offset: the view's own; the positions count x's storage
     xs = L['x'][1:]
     return [xs.as_strided((2, 2), (4, 1)), xs.t().as_strided((3,), (5,), 1)]
@@ -170,7 +178,7 @@ def write_then_as_strided(L):  # a write through an as_strided view of a clone
 CASES = [as_strided_windows, as_strided_of_view, as_strided_of_expanded, as_strided_scatter_into_clone, write_then_as_strided,
          zeros_slice_copy, zeros_rows_copy, clone_slice_zero, clone_slice_mul, clone_select_add, clone_index_put,
          clone_index_put_accumulate, clone_view_masked_fill, read_before_write, other_view_after_write, view_of_view,
-         write_twice, write_twice_add, leaf_view_write, leaf_write, saved_input_changed, saved_output_changed]
+         write_twice, write_twice_add, leaf_view_write, leaf_write, saved_input_changed, saved_output_changed, result_fill]
 
 
 def main():

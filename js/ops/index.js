@@ -250,6 +250,7 @@ export function index(input, indices) {
   handle(input, who, 'input');
   const list = indices instanceof Tensor ? [indices] : indices;
   if (!Array.isArray(list) || !list.length) throw invalid(`${who}: indices must be a Tensor or a non-empty array of tensors, got ${describe(indices)}`);
+  if (list.length === 1 && list[0] instanceof Tensor && !list[0].isDisposed && list[0].dtype === 'bool') return maskRead(input, list[0]);
   list.forEach((t, i) => {
     handle(t, who, `indices[${i}]`);
     if (t.dtype !== 'int64') throw new OmError('DtypeMismatch', `${who}: indices[${i}] must be int64, not ${t.dtype}`);
@@ -334,4 +335,94 @@ function maskPut(input, mask, values, accumulate) {
     }
     return where(m, accumulate ? input.add(values) : values, input);
   });
+}
+
+// ---- sizes the values decide: nonzero and what is written with it ----
+
+/**
+ * torch.nonzero(input, as_tuple=False) as nonzero(input, { asTuple }): the int64 index tuples
+ * [count, ndim] of input's nonzero elements (NaN too; any dtype) in row-major order; asTuple:
+ * one int64 [count] tensor per dim instead (a 0-d input gives one, as PyTorch). count is decided
+ * by the values, so a traced input is TraceError DataDependent (docs/operators.md, nonzero).
+ */
+export function nonzero(input, options) {
+  const who = 'nonzero';
+  requireReady(who);
+  const h = handle(input, who, 'input');
+  const { asTuple = false } = optionsArg(options, who, ['asTuple']);
+  if (typeof asTuple !== 'boolean') throw invalid(`${who}: asTuple must be a boolean, got ${describe(asTuple)}`);
+  if (!asTuple) return applyOp(who, 'nonzero', [h]);
+  return tidy(() => {
+    const idx = nonzero(input.shape.length ? input : input.reshape(1));
+    return idx.unbind(1).map((t) => t.contiguous());
+  });
+}
+
+/** torch.argwhere: nonzero's [count, ndim] index tuples. */
+export function argwhere(input) {
+  handle(input, 'argwhere', 'input');
+  return nonzero(input);
+}
+
+/**
+ * torch.where(condition, input, other), and with condition alone torch.where(condition):
+ * nonzero(condition, { asTuple: true }), the index tensors of the true places, one per dim.
+ */
+export function whereOrNonzero(...args) {
+  if (args.length === 1) {
+    handle(args[0], 'where', 'condition');
+    return nonzero(args[0], { asTuple: true });
+  }
+  return where(...args);
+}
+
+/** The broadcast shape of a and b, or ShapeMismatch naming who. */
+function broadcastShape(a, b, who) {
+  const n = Math.max(a.length, b.length), out = [];
+  for (let i = 0; i < n; i++) {
+    const x = a[a.length - n + i] ?? 1, y = b[b.length - n + i] ?? 1;
+    if (x !== y && x !== 1 && y !== 1) {
+      throw new OmError('ShapeMismatch', `${who}: shapes [${a}] and [${b}] do not broadcast (${x} and ${y} at dim ${i})`);
+    }
+    out.push(x === 1 ? y : x);
+  }
+  return out;
+}
+
+/**
+ * torch.masked_select(input, mask): the elements of input where mask (bool, broadcast with input)
+ * is true, 1-D in row-major order of the broadcast shape. The positions are nonzero's of the mask
+ * flattened, read with indexSelect, so input's gradient is the output's at the picked places (and
+ * zero elsewhere, summed over broadcast dims), as PyTorch's. A mask that depends on a traced input
+ * is TraceError DataDependent (nonzero); a constant mask of fixed size picks fixed places and traces.
+ */
+export function maskedSelect(input, mask) {
+  const who = 'maskedSelect';
+  requireReady(who);
+  handle(input, who, 'input');
+  handle(mask, who, 'mask');
+  if (mask.dtype !== 'bool') throw new OmError('DtypeMismatch', `${who}: expected a bool mask, got ${mask.dtype}`);
+  const shape = broadcastShape(input.shape, mask.shape, who);
+  return tidy(() => {
+    const at = nonzero(mask.expand(shape).reshape(-1)).reshape(-1);
+    return input.expand(shape).reshape(-1).indexSelect(0, at);
+  });
+}
+
+/**
+ * x[mask], PyTorch's read with one bool index (index(input, mask)): mask has input's leading
+ * sizes; the result is [count, ...input's other dims], the rows at the true places in row-major
+ * order (index at nonzero(mask, { asTuple: true })), differentiable in input. A 0-d mask is
+ * refused (PyTorch's x[True] adds a dim instead).
+ */
+function maskRead(input, mask) {
+  const who = 'index';
+  const lead = mask.shape.length;
+  if (!lead) throw invalid(`${who}: a 0-d bool index is not supported (x[True] adds a dim in PyTorch: use unsqueeze(0))`);
+  for (let d = 0; d < lead; d++) {
+    if (d >= input.shape.length || mask.shape[d] !== input.shape[d]) {
+      throw new OmError('IndexOutOfRange', `${who}: The shape of the mask [${mask.shape}] at index ${d} does not match the shape of the indexed tensor [${input.shape}] at index ${d}`);
+    }
+  }
+  return tidy(() => index(input, nonzero(mask, { asTuple: true })));
 }

@@ -161,6 +161,29 @@ function contract(a, la, b, lb, keep) {
 }
 
 /**
+ * The einsum op's attributes (src/ops/matmul.c: operand count, then each side's rank and labels
+ * renamed 0.. in order of first appearance, 6 bits each) when the equation is one ONNX's Einsum
+ * node takes as it is: float32 operands (at most 4), letters only, no label twice in an operand,
+ * a label one size wherever it appears (no size-1 broadcast), at most 26 labels; else null. Only a
+ * trace uses it (one node in the graph); eager keeps the matmul composition below.
+ */
+function einsumNode(operands, ls, out) {
+  if (operands.length > 4 || operands.some((t) => t.dtype !== 'float32')) return null;
+  const names = new Map(), size = new Map();
+  for (const [i, l] of ls.entries()) {
+    if (new Set(l).size !== l.length) return null;
+    for (const [d, x] of l.entries()) {
+      if (x >= ELL || (size.has(x) && size.get(x) !== operands[i].shape[d])) return null;
+      size.set(x, operands[i].shape[d]);
+      if (!names.has(x)) names.set(x, names.size);
+    }
+  }
+  if (names.size > 26 || out.some((x) => x >= ELL)) return null;
+  const side = (l) => l.reduce((v, x, d) => v | (BigInt(names.get(x) + 1) << BigInt(4 + 6 * d)), BigInt(l.length));
+  return [BigInt(operands.length), ...ls.map(side), side(out)];
+}
+
+/**
  * torch.einsum(equation, *operands): letters name dims, '...' the dims no letter names (broadcast
  * across operands), '->' the output (omitted: the labels used once, in alphabetical order, after
  * '...'). Labels missing from the output are summed; a label repeated in one operand takes its
@@ -202,6 +225,10 @@ export function einsum(equation, ...operands) {
       if (l < ELL && !size.has(l)) throw invalid(`${who}: output subscript ${labelName(l)} does not appear in any operand`);
       if (out.indexOf(l) !== out.lastIndexOf(l)) throw invalid(`${who}: output subscript ${labelName(l)} appears more than once`);
     }
+  }
+  if (omw.trace_active()) {
+    const packed = einsumNode(operands, ls, out);
+    if (packed) return apply1(who, 'einsum', operands.map((t, i) => handle(t, who, `operands[${i}]`)), packed);
   }
   return tidy(() => {
     const neededAfter = (i) => new Set([...out, ...ls.slice(i + 1).flat()]);

@@ -19,7 +19,7 @@
 import { toI64, describe } from '../convert.js';
 import { OmError, invalid } from '../errors.js';
 import {
-  Tensor, self, handle, unaryOp, floatOp, applyOp, elementwise, meshgrid, where, cat, stack, optionsArg,
+  Tensor, self, handle, unaryOp, floatOp, applyOp, elementwise, meshgrid, cat, stack, optionsArg,
 } from '../tensor.js';
 import { requireReady } from '../runtime.js';
 import * as shape from './shape.js';
@@ -211,7 +211,7 @@ export const OPS = [
   ['cat', impl(cat), F],
   ['stack', impl(stack), F],
   ['meshgrid', impl(meshgrid), F],
-  ['where', impl(where), F],
+  ['where', impl(indexing.whereOrNonzero), F], // where(condition) alone: nonzero(condition, { asTuple: true })
   // reductions (js/ops/reduce.js)
   ['sum', impl(reduce.sum), MF],
   ['mean', impl(reduce.mean), MF],
@@ -233,6 +233,9 @@ export const OPS = [
   ['scatterAdd', attrs('scatter_add', 'input, dim: int, index, src'), MF],
   ['maskedScatter', impl(indexing.maskedScatter), MF, 'maskedScatter_'],
   ['index', impl(indexing.index), MF],
+  ['nonzero', impl(indexing.nonzero), MF], // sizes the values decide: DataDependent in a trace
+  ['argwhere', impl(indexing.argwhere), MF],
+  ['maskedSelect', impl(indexing.maskedSelect), MF],
   ['indexPut', impl(indexing.indexPut), MF, 'indexPut_'],
   // sorting and repeats (js/ops/sort.js)
   ['topk', impl(sorting.topk), MF],

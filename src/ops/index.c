@@ -857,3 +857,77 @@ om_tensor *om_index_put(om_tensor *input, om_tensor *const *indices, int n, om_t
   om__scope_end(&s);
   return r;
 }
+
+/* ---- nonzero: the indices of the true elements (a size the values decide) ---- */
+
+/* x [d0, ..., dn-1] (any dtype: nonzero, NaN too, is true) -> int64 [count, n], the index
+ * tuples of the true elements in row-major order, as torch.nonzero (a 0-d x gives [count, 0]).
+ * count is known only from x's values: infer reads them. A traced x is refused there, before
+ * anything reads a phantom's (absent) values: a graph that took this run's count as a size
+ * would be wrong for every input with another count (docs/operators.md, nonzero). */
+static int64_t nonzero_count(const om_tensor *dense) {
+  int64_t n = om_tensor_numel(dense), count = 0;
+  const char *p = om__data(dense);
+  switch (dense->dtype) {
+  case OM_FLOAT32: for (int64_t k = 0; k < n; k++) count += ((const float *)p)[k] != 0; break;
+  case OM_FLOAT64: for (int64_t k = 0; k < n; k++) count += ((const double *)p)[k] != 0; break;
+  case OM_INT64: for (int64_t k = 0; k < n; k++) count += ((const int64_t *)p)[k] != 0; break;
+  default: for (int64_t k = 0; k < n; k++) count += ((const uint8_t *)p)[k] != 0; break;
+  }
+  return count;
+}
+
+static bool element_true(const om_tensor *dense, int64_t k) {
+  const char *p = om__data(dense);
+  switch (dense->dtype) {
+  case OM_FLOAT32: return ((const float *)p)[k] != 0;
+  case OM_FLOAT64: return ((const double *)p)[k] != 0;
+  case OM_INT64: return ((const int64_t *)p)[k] != 0;
+  default: return ((const uint8_t *)p)[k] != 0;
+  }
+}
+
+static bool infer_nonzero(om_call *c) {
+  om_tensor *x = c->in[0];
+  if (om__traced(x))
+    return om__trace_fail(OM_ERR_TRACE_DATA_DEPENDENT,
+                          "nonzero: cannot be traced: the number of true elements, its result's first size, is decided by the "
+                          "input's values (ONNX NonZero's data-dependent size, which the tracer does not express: a graph "
+                          "that kept this run's count would be wrong for inputs with another count); argwhere, where(condition) "
+                          "alone, a masked select and x[mask] count them too. Keep it outside the traced function, or use a fixed-size "
+                          "form: where(mask, x, other), masked_fill, or a sum of the mask");
+  if (x->storage->planned)
+    return om__fail(OM_ERR_INVALID_ARGUMENT, "nonzero: its result's size needs the input's values, which a plan does not have");
+  om_tensor *d = om__dense(x, "nonzero");
+  if (!d) return false;
+  int64_t count = nonzero_count(d);
+  om_tensor_release(d);
+  c->out_meta[0] = (om_meta){.dtype = OM_INT64, .ndim = 2, .shape = {count, x->ndim}};
+  return true;
+}
+
+static bool forward_nonzero(om_call *c) {
+  om_tensor *x = c->in[0], *d = om__dense(x, "nonzero");
+  if (!d) return false;
+  int nd = x->ndim;
+  int64_t n = om_tensor_numel(d), idx[OM_MAX_DIMS] = {0}, *out = (int64_t *)om__data(c->out[0]), row = 0;
+  for (int64_t k = 0; k < n; k++) {
+    if (element_true(d, k)) memcpy(out + row++ * nd, idx, sizeof(int64_t) * (size_t)nd);
+    for (int a = nd - 1; a >= 0 && ++idx[a] == x->shape[a]; a--) idx[a] = 0; /* the next index, row-major */
+  }
+  om_tensor_release(d);
+  return true;
+}
+
+/* Not reached (infer refuses a traced input): the table's lowering cell says why. */
+static bool lower_nonzero(om_lower *l, const om_call *c) {
+  return om__lower_refuse(l, c, "its result's size is decided by the input's values");
+}
+
+const om_op_def om__op_nonzero = {
+    .name = "nonzero", .n_in = 1, .n_out = 1, .takes_float64 = true, .infer = infer_nonzero, .forward = forward_nonzero, .lower = lower_nonzero,
+    .onnx = "refused (DataDependent): the count of true elements, the result's first size, is decided by the values; a "
+            "graph that kept the example's count would be wrong for other inputs",
+    .test = {.n_in = 1, .ndims = {3}, .shapes = {{2, 3, 4}}, .dtypes = {OM_INT64}, .lo = -1, .hi = 1.99, .no_gradcheck = true}};
+
+om_tensor *om_nonzero(om_tensor *input) { return om__apply1(OM_OP_nonzero, &input, 1, NULL); }

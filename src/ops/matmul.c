@@ -1303,3 +1303,179 @@ const om_op_def om__op_det = {
     .test = {.n_in = 1, .ndims = {3}, .shapes = {{2, 3, 3}}, .lo = -2, .hi = 2}};
 
 om_tensor *om_det(om_tensor *a) { return om__apply1(OM_OP_det, &a, 1, NULL); }
+
+/* ---- einsum: one contraction, written as ONNX's one Einsum node ---- */
+
+/* Attributes: i[0] = n (operands), then n + 1 sides (each operand's, then the output's), each
+ * packed as its rank in bits 0-3 and label + 1 (0-51, letters renamed in order of first
+ * appearance) in 6 bits per dim from bit 4 on. The form is the one ONNX's Einsum takes with no
+ * rewriting: letters only (no '...'), no label twice in one operand or in the output, every
+ * output label in some operand, and a label one size wherever it appears (no size-1 broadcast).
+ * js/ops/linalg.js writes other equations, and computes every einsum eagerly, with its matmul
+ * composition; this op is what a trace records, so the graph holds one node (docs/operators.md,
+ * einsum). The kernel sums in double over the whole label space, output labels outermost. */
+#define EINSUM_MAX_LABELS 26 /* the emitted equation renames labels to 'a'..'z' */
+
+typedef struct einsum_eq {
+  int n, nd[OM_MAX_INPUTS_INLINE + 1], label[OM_MAX_INPUTS_INLINE + 1][OM_MAX_DIMS], n_labels;
+} einsum_eq;
+
+static bool einsum_unpack(const om_attrs *a, int n_in, einsum_eq *e) {
+  if (a->n_i < 1 || a->i[0] != n_in || n_in < 1 || n_in > OM_MAX_INPUTS_INLINE || a->n_i != n_in + 2)
+    return om__fail(OM_ERR_INVALID_ARGUMENT, "einsum: %d operands and %d attributes (1 to %d operands, n + 2 attributes)", n_in, a->n_i,
+                    OM_MAX_INPUTS_INLINE);
+  e->n = n_in;
+  e->n_labels = 0;
+  for (int s = 0; s <= n_in; s++) {
+    uint64_t v = (uint64_t)a->i[1 + s];
+    e->nd[s] = (int)(v & 15);
+    if (e->nd[s] > OM_MAX_DIMS || (v >> (4 + 6 * e->nd[s])))
+      return om__fail(OM_ERR_INVALID_ARGUMENT, "einsum: side %d is not a packed list of at most %d labels", s, OM_MAX_DIMS);
+    for (int d = 0; d < e->nd[s]; d++) {
+      int l = (int)((v >> (4 + 6 * d)) & 63) - 1;
+      if (l < 0 || l >= EINSUM_MAX_LABELS) return om__fail(OM_ERR_INVALID_ARGUMENT, "einsum: side %d has label %d (0 to 25)", s, l);
+      for (int k = 0; k < d; k++)
+        if (e->label[s][k] == l) return om__fail(OM_ERR_INVALID_ARGUMENT, "einsum: label %c is repeated in side %d", 'a' + l, s);
+      e->label[s][d] = l;
+      if (l >= e->n_labels) e->n_labels = l + 1;
+    }
+  }
+  return true;
+}
+
+static bool infer_einsum(om_call *c) {
+  einsum_eq e;
+  if (!einsum_unpack(&c->attrs, c->n_in, &e)) return false;
+  int64_t size[EINSUM_MAX_LABELS];
+  for (int l = 0; l < EINSUM_MAX_LABELS; l++) size[l] = -1;
+  for (int s = 0; s < e.n; s++) {
+    const om_tensor *x = c->in[s];
+    if (x->dtype != OM_FLOAT32) return om__fail(OM_ERR_DTYPE_MISMATCH, "einsum: operand %d is %s (float32 only)", s, om_dtype_name(x->dtype));
+    if (x->ndim != e.nd[s]) return om__fail(OM_ERR_SHAPE_MISMATCH, "einsum: operand %d has %d dims, its subscripts %d", s, x->ndim, e.nd[s]);
+    for (int d = 0; d < x->ndim; d++) {
+      int l = e.label[s][d];
+      if (size[l] >= 0 && size[l] != x->shape[d])
+        return om__fail(OM_ERR_SHAPE_MISMATCH, "einsum: subscript %c has size %lld in operand %d and %lld before it", 'a' + l,
+                        (long long)x->shape[d], s, (long long)size[l]);
+      size[l] = x->shape[d];
+    }
+  }
+  om_meta *m = &c->out_meta[0];
+  *m = (om_meta){.dtype = OM_FLOAT32, .ndim = e.nd[e.n]};
+  for (int d = 0; d < m->ndim; d++) {
+    int l = e.label[e.n][d];
+    if (size[l] < 0) return om__fail(OM_ERR_INVALID_ARGUMENT, "einsum: output subscript %c is in no operand", 'a' + l);
+    m->shape[d] = size[l];
+  }
+  return true;
+}
+
+static bool forward_einsum(om_call *c) {
+  einsum_eq e;
+  if (!einsum_unpack(&c->attrs, c->n_in, &e)) return false;
+  /* the label order of the loop: the output's labels, then the summed ones */
+  int order[EINSUM_MAX_LABELS], n_order = 0, n_out = e.nd[e.n];
+  int64_t size[EINSUM_MAX_LABELS] = {0}, stride[OM_MAX_INPUTS_INLINE][EINSUM_MAX_LABELS] = {{0}};
+  bool used[EINSUM_MAX_LABELS] = {false};
+  om_tensor *dense[OM_MAX_INPUTS_INLINE] = {0};
+  bool ok = true;
+  for (int s = 0; s < e.n; s++) {
+    if (ok) ok = (dense[s] = om__dense(c->in[s], "einsum")) != NULL;
+    for (int d = 0; ok && d < e.nd[s]; d++) size[e.label[s][d]] = c->in[s]->shape[d], stride[s][e.label[s][d]] = dense[s]->strides[d];
+  }
+  for (int d = 0; d < n_out; d++) order[n_order++] = e.label[e.n][d], used[e.label[e.n][d]] = true;
+  for (int s = 0; s < e.n; s++)
+    for (int d = 0; d < e.nd[s]; d++)
+      if (!used[e.label[s][d]]) order[n_order++] = e.label[s][d], used[e.label[s][d]] = true;
+  int64_t outer = 1, inner = 1;
+  for (int k = 0; k < n_order; k++) *(k < n_out ? &outer : &inner) *= size[order[k]];
+  float *out = (float *)om__data(c->out[0]);
+  for (int64_t o = 0; ok && o < outer; o++) {
+    int64_t idx[EINSUM_MAX_LABELS] = {0}, rem = o;
+    for (int k = n_out - 1; k >= 0; k--) idx[order[k]] = rem % size[order[k]], rem /= size[order[k]];
+    double acc = 0;
+    for (int64_t t = 0; t < inner; t++) {
+      rem = t;
+      for (int k = n_order - 1; k >= n_out; k--) idx[order[k]] = rem % size[order[k]], rem /= size[order[k]];
+      double p = 1;
+      for (int s = 0; s < e.n; s++) {
+        int64_t off = 0;
+        for (int d = 0; d < e.nd[s]; d++) off += idx[e.label[s][d]] * stride[s][e.label[s][d]];
+        p *= ((const float *)om__data(dense[s]))[off];
+      }
+      acc += p;
+    }
+    out[o] = (float)acc;
+  }
+  for (int s = 0; s < e.n; s++) om_tensor_release(dense[s]);
+  return ok;
+}
+
+/* Operand k's gradient is itself an einsum: the output's gradient with the other operands, onto
+ * k's labels that the output or another operand has; a label only k has was summed, so that
+ * gradient is broadcast over it (reshape with size-1 dims, expand). */
+static bool einsum_backward(const om_record *r, om_tensor *const *g, om_tensor **gin) {
+  einsum_eq e;
+  if (!einsum_unpack(&r->attrs, r->n_in, &e)) return false;
+  bool ok = true;
+  for (int k = 0; ok && k < e.n; k++) {
+    if (!om__wants(r, k)) continue;
+    om_tensor *ops[OM_MAX_INPUTS_INLINE];
+    om_attrs a = {.n_i = e.n + 2, .i = {e.n}};
+    int m = 0;
+    uint64_t packed = (uint64_t)e.nd[e.n]; /* g: the output's labels */
+    for (int d = 0; d < e.nd[e.n]; d++) packed |= (uint64_t)(e.label[e.n][d] + 1) << (4 + 6 * d);
+    ops[m] = g[0], a.i[1 + m++] = (int64_t)packed;
+    bool elsewhere[EINSUM_MAX_LABELS] = {false};
+    for (int d = 0; d < e.nd[e.n]; d++) elsewhere[e.label[e.n][d]] = true;
+    for (int s = 0; s < e.n; s++) {
+      if (s == k) continue;
+      ops[m] = r->in[s], a.i[1 + m++] = r->attrs.i[1 + s];
+      for (int d = 0; d < e.nd[s]; d++) elsewhere[e.label[s][d]] = true;
+    }
+    int64_t keep_shape[OM_MAX_DIMS];
+    int nk = 0;
+    packed = 0;
+    for (int d = 0; d < e.nd[k]; d++) {
+      bool kept = elsewhere[e.label[k][d]];
+      if (kept) packed |= (uint64_t)(e.label[k][d] + 1) << (4 + 6 * nk++);
+      keep_shape[d] = kept ? r->in[k]->shape[d] : 1;
+    }
+    a.i[1 + m] = (int64_t)(packed | (uint64_t)nk);
+    om_tensor *part = om__apply1(OM_OP_einsum, ops, m, &a);
+    if (part && nk < e.nd[k]) { /* the labels only k has: broadcast back over them */
+      om_tensor *shaped = om_reshape(part, keep_shape, e.nd[k]);
+      om_tensor_release(part);
+      part = shaped ? om_expand(shaped, r->in[k]->shape, e.nd[k]) : NULL;
+      om_tensor_release(shaped);
+    }
+    ok = part != NULL;
+    gin[k] = part;
+  }
+  return ok;
+}
+
+/* One Einsum node; the equation names the labels 'a'.. as renamed (so any letters in, lowercase out). */
+static bool lower_einsum(om_lower *l, const om_call *c) {
+  einsum_eq e;
+  if (!einsum_unpack(&c->attrs, c->n_in, &e)) return false;
+  char eq[(OM_MAX_DIMS + 1) * (OM_MAX_INPUTS_INLINE + 1) + 4];
+  int n = 0;
+  for (int s = 0; s <= e.n; s++) {
+    if (s == e.n) eq[n++] = '-', eq[n++] = '>';
+    else if (s) eq[n++] = ',';
+    for (int d = 0; d < e.nd[s]; d++) eq[n++] = (char)('a' + e.label[s][d]);
+  }
+  eq[n] = 0;
+  return om__lower_node(l, c, "Einsum", &OM_ATTR_STRING("equation", eq), 1);
+}
+
+#define EINSUM_SIDE3(a, b, c) (3 | (a + 1) << 4 | (b + 1) << 10 | (c + 1) << 16)
+const om_op_def om__op_einsum = {
+    .name = "einsum", .n_in = -1, .n_out = 1, .saves = OM_SAVES_IN(0) | OM_SAVES_IN(1) | OM_SAVES_IN(2) | OM_SAVES_IN(3), .infer = infer_einsum, .forward = forward_einsum, .backward = einsum_backward,
+    .lower = lower_einsum, .onnx = "Einsum (letters without '...', no label repeated in an operand, no size-1 broadcast; "
+                                   "other equations: their composition of permutes, matmuls and sums)",
+    /* 'bij,bjk->bik' */
+    .test = {.n_in = 2, .ndims = {3, 3}, .shapes = {{2, 3, 4}, {2, 4, 5}}, .lo = -1, .hi = 1,
+             .attrs = {.n_i = 4, .i = {2, EINSUM_SIDE3(0, 1, 2), EINSUM_SIDE3(0, 2, 3), EINSUM_SIDE3(0, 1, 3)}}}};
+#undef EINSUM_SIDE3

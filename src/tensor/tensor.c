@@ -583,9 +583,10 @@ bool om__write_values(om_tensor *dst, const om_tensor *src, const char *who) {
  * graph, as PyTorch rebases an in-place result (`scores += bias`): nothing shares dst's storage
  * (no view of it, no saved alias), nothing refers to dst but its handle and src's own record (no
  * other op read the old value, so no gradient of it is lost), and src is made by a record and
- * has dst's shape and dtype, or needs no grad (then dst is a constant from now on; from a leaf
- * that needs grad dst would lose its link to it). Otherwise the write stays refused
- * (check_writable). */
+ * has dst's shape and dtype. Otherwise the write stays refused (check_writable) or is followed
+ * by write_through: a source without a record (fill_, a constant copied in) keeps dst tracked,
+ * as PyTorch's FillBackward (`y = x * 2; y.fill_(1)` still requires grad and sends x zeros),
+ * so it is never a rebase that would turn dst into a constant. */
 static bool can_rebase(const om_tensor *dst, const om_tensor *src) {
   if (!dst->grad_fn || dst == src) return false;
   /* dst's own record may hold its output's storage for its backward (softmax, exp, tanh): that
@@ -595,7 +596,7 @@ static bool can_rebase(const om_tensor *dst, const om_tensor *src) {
   int64_t holders = 1;
   for (int j = 0; j < dst->grad_fn->n_out; j++) holders += dst->grad_fn->saved[j] && dst->grad_fn->saved[j]->storage == dst->storage;
   if (dst->storage->refcount != holders) return false;
-  if (!src->grad_fn) return !om__needs_grad(src) && dst->refcount == 1; /* a constant (fill_): any shape that broadcasts */
+  if (!src->grad_fn) return false;
   if (src->dtype != dst->dtype || src->ndim != dst->ndim || memcmp(src->shape, dst->shape, sizeof(int64_t) * (size_t)dst->ndim))
     return false;
   int64_t refs = 1;

@@ -287,6 +287,13 @@ bool om__emit(om_lower *l, const char *op_type, const int *in, int n_in, const o
   if (n_in) memcpy(ins, in, sizeof(int) * (size_t)n_in); /* a Constant reads nothing (in may be NULL) */
   for (int k = 0; k < n_attrs; k++) {
     at[k] = attrs[k];
+    if (at[k].type == OM_GATTR_STRING && at[k].s) { /* a string the lowering built (Einsum's equation), not a literal */
+      size_t len = strlen(at[k].s) + 1;
+      char *copy = om__arena_alloc(&g->arena, len);
+      if (!copy) return false;
+      at[k].s = memcpy(copy, at[k].s, len);
+      continue;
+    }
     if (at[k].type != OM_GATTR_INTS && at[k].type != OM_GATTR_FLOATS) continue;
     size_t size = at[k].type == OM_GATTR_INTS ? sizeof(int64_t) : sizeof(float);
     void *copy = om__arena_alloc(&g->arena, size * (size_t)(at[k].n ? at[k].n : 1));

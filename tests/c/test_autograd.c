@@ -122,10 +122,16 @@ TEST(inplace_into_nonleaf) {
   CHECK_VALUES(gx, SHAPE(2), 1e-5, 2 * 6 * 3, 2 * 12 * 4);
   CHECK_VALUES(gy, SHAPE(2), 1e-5, 2 * 6 * 2, 2 * 12 * 3);
   R(sq); R(loss); R(gx); R(gy);
-  /* fill_ of a non-leaf nothing else reads: a constant from then on */
-  om_tensor *f = om_mul(x, y);
-  CHECK(om_tensor_fill(f, 2) && !om_tensor_requires_grad(f));
-  R(f);
+  /* fill_ of a non-leaf nothing else reads: it still requires grad (PyTorch's FillBackward), its
+   * value is the fill, and what made it gets zeros */
+  om_tensor *x3 = leaf((float[]){1, 2}, (int64_t[]){2}, 1), *f = om_mul(x3, y);
+  CHECK(om_tensor_fill(f, 2) && om_tensor_requires_grad(f));
+  om_tensor *lf = om_sum(f, NULL, 0, false);
+  CHECK(om_backward(lf, NULL));
+  om_tensor *gx3 = om_tensor_grad(x3);
+  CHECK_VALUES(f, SHAPE(2), 0, 2, 2);
+  CHECK_VALUES(gx3, SHAPE(2), 0, 0, 0);
+  R(f); R(lf); R(gx3); R(x3);
   /* followed as PyTorch's CopySlices where the old rule refused: an op read the old value (its
    * record keeps it), a view shares the storage, the source is a leaf */
   om_tensor *u = om_mul(x, y), *e = om_exp(u), *a = om_add(u, y);

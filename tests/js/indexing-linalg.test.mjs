@@ -218,7 +218,8 @@ describe('index (x[i, j] read)', () => {
     throwsKind(() => x.index([om.tensor([0], { dtype: 'int64' }), om.tensor([-4], { dtype: 'int64' })]), 'IndexOutOfRange', /^index: indices\[1\] holds -4, outside \[-3, 3\) for dim 1 of input \[2,3\]$/);
     throwsKind(() => x.index([om.tensor([1, -3], { dtype: 'int64' }), om.tensor([0], { dtype: 'int64' })]), 'IndexOutOfRange', /^index: indices\[0\] holds -3, outside \[-2, 2\) for dim 0 of input \[2,3\]$/);
     throwsKind(() => x.index([om.tensor([0], { dtype: 'int64' })].concat(Array(2).fill(om.tensor([0], { dtype: 'int64' })))), 'IndexOutOfRange', /^index: 3 index tensors for input \[2,3\] of 2 dims$/);
-    throwsKind(() => x.index([om.tensor([true, false])]), 'DtypeMismatch', /^index: indices\[0\] must be int64, not bool$/);
+    // one bool tensor is x[mask] (tests/js/nonzero.test.mjs); beside other indices it is refused
+    throwsKind(() => x.index([om.tensor([true, false]), om.tensor([0], { dtype: 'int64' })]), 'DtypeMismatch', /^index: indices\[0\] must be int64, not bool$/);
     throwsKind(() => x.index([]), 'InvalidArgument', /^index: indices must be a Tensor or a non-empty array of tensors, got/);
     throwsKind(() => x.index([om.tensor([0, 1], { dtype: 'int64' }), om.tensor([0, 1, 2], { dtype: 'int64' })]), 'ShapeMismatch', /./);
   }));
@@ -289,6 +290,41 @@ describe('traced', () => {
     trace(moduleOf((x) => F.unfold(x, [3, 2], { padding: [1, 0], stride: [2, 1] }).mul(2)), { x: [om.randn([2, 3, 7, 5], { seed: 10 }), ['n', null, 'h', 'w']] });
     trace(moduleOf((x) => F.fold(F.unfold(x, 3, { padding: 1, stride: 2 }), [5, 6], 3, { padding: 1, stride: 2 })),
       { x: [om.randn([2, 2, 5, 6], { seed: 7 }), ['n', null, null, null]] });
+  }));
+
+  test('einsum in a trace: one Einsum node where ONNX takes the equation as it is, the composition elsewhere; values in both engines at other sizes', () => withTraced((keep, trace) => {
+    const ops = (tm) => tm.graph().nodes.map((n) => n.opType);
+    const one = [
+      ['bhid,bhjd->bhij', [2, 2, 5, 4], ['b', null, 'i', null], [2, 2, 6, 4], ['b', null, 'j', null]],
+      ['bij,bjk->bik', [2, 3, 4], ['b', 'i', null], [2, 4, 5], ['b', null, 'k']],
+      ['bqhd,bkhd->bhqk', [2, 5, 3, 4], ['b', 'q', null, null], [2, 6, 3, 4], ['b', 'k', null, null]],
+      ['ijk,ik->j', [3, 4, 5], ['i', null, 'k'], [3, 5], ['i', 'k']], // two summed letters
+      ['BiJ,BJ->iB', [2, 3, 4], ['n', null, null], [2, 4], ['n', null]], // capitals: renamed a, b, c
+    ];
+    for (const [eq, sa, aa, sb, ab] of one) {
+      const tm = trace(moduleOf((a, b) => om.einsum(eq, a, b)), { a: [om.randn(sa, { seed: 1 }), aa], b: [om.randn(sb, { seed: 2 }), ab] });
+      assert.deepEqual(ops(tm), ['Einsum'], eq);
+    }
+    // attention: two Einsum nodes, each keeping its own equation after the ops traced between them
+    const att = trace(moduleOf((q, k, v) => om.einsum('bhij,bhjd->bhid', om.einsum('bhid,bhjd->bhij', q, k).mul(0.5).softmax(-1), v)),
+      { q: [om.randn([2, 2, 5, 4], { seed: 11 }), ['b', null, 'i', null]], k: [om.randn([2, 2, 6, 4], { seed: 12 }), ['b', null, 'j', null]],
+        v: [om.randn([2, 2, 6, 4], { seed: 13 }), ['b', null, 'j', null]] });
+    assert.deepEqual(ops(att), ['Einsum', 'Mul', 'Softmax', 'Einsum']);
+    const bytes = Buffer.from(att.toOnnx()); // the equations, letters renamed in order of first appearance
+    for (const eq of ['abcd,abed->abce', 'abcd,abde->abce']) assert.ok(bytes.includes(eq), eq);
+    // three operands, and one operand (a transpose and a sum)
+    const tm3 = trace(moduleOf((a, b, c) => om.einsum('bn,anm,bm->ba', a, b, c)),
+      { a: [om.randn([2, 3], { seed: 3 }), ['b', null]], b: om.randn([4, 3, 5], { seed: 4 }), c: [om.randn([2, 5], { seed: 5 }), ['b', null]] });
+    assert.deepEqual(ops(tm3), ['Einsum']);
+    const tm1 = trace(moduleOf((a) => om.einsum('ijk->ki', a)), { a: [om.randn([3, 4, 2], { seed: 6 }), ['i', null, null]] });
+    assert.deepEqual(ops(tm1), ['Einsum']);
+    // not one ONNX Einsum as written: '...', a diagonal, a size-1 broadcast, int64: the composition
+    for (const [eq, xs] of [['...ij->...j', [[2, 3, 3]]], ['bii->bi', [[2, 3, 3]]], ['ij,ij->i', [[3, 1], [3, 4]]]]) {
+      const tm = trace(moduleOf((...t) => om.einsum(eq, ...t).mul(2)), Object.fromEntries(xs.map((sh, i) => [`x${i}`, om.randn(sh, { seed: 7 + i })])));
+      assert.ok(!ops(tm).includes('Einsum'), eq);
+    }
+    const ti = trace(moduleOf((a) => om.einsum('ij,jk->ik', a, om.tensor([[1n, 2n], [3n, 4n]]))), { a: om.tensor([[1n, 2n], [0n, 5n]]) });
+    assert.ok(!ops(ti).includes('Einsum'), 'int64');
   }));
 
   test('index of symbolic sizes: x[arange(b), argmax(ids)] (CLIP\'s pooled output) and table[ids]', () => withTraced((keep, trace) => {

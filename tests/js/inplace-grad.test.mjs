@@ -115,6 +115,15 @@ const PROGRAMS = {
     y.slice(0, 0, 2).mul_(2);
     return [y];
   },
+  result_fill: (L) => {
+    const y = L.x.mul(2);
+    y.fill_(0.5);
+    assert.equal(y.requiresGrad, true, 'a filled result still requires grad (PyTorch: FillBackward)');
+    const w = L.a.mul(3);
+    w.copy_(om.tensor([1, -2, 3]));
+    assert.equal(w.requiresGrad, true, 'a result a constant is copied into still requires grad');
+    return [y, y.mul(L.a.unsqueeze(1)), w.mul(L.v.slice(0, 0, 3))];
+  },
 };
 
 /** sum(out_k * w_k), w_k the fixture's ramp 0.5, 1, 1.5, ... of out_k's shape. */
