@@ -196,32 +196,43 @@ static bool place_buffers(om_plan *p) {
     }
   for (int j = 0; j < p->n_outputs; j++)
     if (p->outputs[j]->storage->planned) p->buffers.v[p->outputs[j]->storage->buffer].last = ns;
-  /* at[t] .. at[t] + n_at[t]: the placed buffers alive at time t - 1, in alive (room for all of them) */
+  /* at[t] .. at[t] + n_at[t]: the placed buffers alive at time t - 1, in alive (room for all of
+   * them); from[t] .. from[t] + n_from[t]: those whose life begins then, in starts */
   int64_t *at = calloc((size_t)nt + 1, sizeof *at), total = 0;
-  int *n_at = calloc((size_t)nt + 1, sizeof *n_at), *seen = malloc(sizeof(int) * (size_t)(nb + 1)), *alive = NULL;
+  int *n_at = calloc((size_t)nt + 1, sizeof *n_at), *from = calloc((size_t)nt + 2, sizeof *from), *n_from = calloc((size_t)nt + 1, sizeof *n_from);
+  int *starts = malloc(sizeof(int) * (size_t)(nb + 1)), *alive = NULL;
   keyed *order = malloc(sizeof *order * (size_t)(nb + 1)), *meets = malloc(sizeof *meets * (size_t)(nb + 1));
-  bool ok = at && n_at && order && seen && meets;
+  bool ok = at && n_at && from && n_from && starts && order && meets;
   for (int b = 0; ok && b < nb; b++) { /* each time's room: a difference array, summed below */
     at[p->buffers.v[b].first + 1]++;
     at[p->buffers.v[b].last + 2]--;
+    from[p->buffers.v[b].first + 2]++;
   }
   for (int t = 0, live = 0; ok && t < nt; t++) {
     live += (int)at[t];
     at[t] = total;
     total += live;
+    from[t + 1] += from[t];
   }
   if (!ok) om__fail(OM_ERR_OUT_OF_MEMORY, "session: out of memory planning %d buffers", nb);
   ok = ok && (alive = om__alloc(sizeof(int) * (uint64_t)(total + 1), "session"));
-  for (int b = 0; ok && b < nb; b++) order[b] = (keyed){UINT64_MAX - aligned(&p->buffers.v[b]), b}, seen[b] = -1; /* largest first */
+  for (int b = 0; ok && b < nb; b++) order[b] = (keyed){UINT64_MAX - aligned(&p->buffers.v[b]), b}; /* largest first */
   if (ok) qsort(order, (size_t)nb, sizeof *order, by_key);
   uint64_t top = 0;
   for (int a = 0; ok && a < nb; a++) {
     om_buffer *b = &p->buffers.v[order[a].b];
-    int n = 0;
-    for (int t = b->first + 1; t <= b->last + 1; t++)
-      for (int q = 0; q < n_at[t]; q++) {
-        int o = alive[at[t] + q];
-        if (seen[o] != a) seen[o] = a, meets[n++] = (keyed){p->buffers.v[o].offset, o};
+    /* the placed buffers its life meets: those alive when it begins, and those that begin later
+     * in it, each once (reading every time of its life instead cost a Loop's plan its steps
+     * times the buffers alive: 1024 steps stacked at the end, seconds) */
+    int n = 0, t0 = b->first + 1;
+    for (int q = 0; q < n_at[t0]; q++) {
+      int o = alive[at[t0] + q];
+      meets[n++] = (keyed){p->buffers.v[o].offset, o};
+    }
+    for (int t = t0 + 1; t <= b->last + 1; t++)
+      for (int q = 0; q < n_from[t]; q++) {
+        int o = starts[from[t] + q];
+        meets[n++] = (keyed){p->buffers.v[o].offset, o};
       }
     qsort(meets, (size_t)n, sizeof *meets, by_key); /* by offset */
     uint64_t size = aligned(b), off = 0;
@@ -233,9 +244,10 @@ static bool place_buffers(om_plan *p) {
     if (size > UINT64_MAX - off) ok = om__fail(OM_ERR_OUT_OF_MEMORY, "session: the plan's buffers need more than 2^64 bytes");
     b->offset = (size_t)off; /* below top, which the arena's block check bounds */
     if (off + size > top) top = off + size;
-    for (int t = b->first + 1; t <= b->last + 1; t++) alive[at[t] + n_at[t]++] = order[a].b;
+    for (int t = t0; t <= b->last + 1; t++) alive[at[t] + n_at[t]++] = order[a].b;
+    starts[from[t0] + n_from[t0]++] = order[a].b;
   }
-  free(at), free(n_at), free(order), free(seen), free(meets), free(alive);
+  free(at), free(n_at), free(from), free(n_from), free(starts), free(order), free(meets), free(alive);
   p->arena_bytes = (size_t)top;
   p->arena = ok ? om__alloc(top ? top : OM_ARENA_ALIGN, "session") : NULL;
   ok = ok && p->arena;

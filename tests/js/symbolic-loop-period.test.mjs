@@ -109,7 +109,7 @@ describe('a trip count with a numerator coefficient: floor((p * T + b) / d) comp
 
 describe('a decoder that stops at a constant length: min(T, maxLen) trips', () => {
   test('if (t >= maxLen) break, its steps stacked: maxLen near the example and far above every size checked before', () => withTraced((keep) => {
-    for (const [maxLen, T, H] of [[11, 6, 4], [300, 7, 3]]) {
+    for (const [maxLen, T, H] of [[11, 7, 4], [1024, 6, 3]]) {
       const cell = rnnCell(H, maxLen);
       const model = fn((x) => {
         let h = om.zeros([x.shape[0], H]);

@@ -7,10 +7,10 @@
 // output sliced back. Two configurations: block_size 2 with one random block (threshold 14) and
 // block_size 4 with two (threshold 36). Each loads PyTorch's safetensors strictly and matches PyTorch
 // eagerly at 1, odd lengths, the threshold - 1, itself, + 1, + 2 and far above. Traced with a
-// symbolic length (the batch fixed: a symbolic batch is refused, below) below the threshold, the
-// graph is an If on the length; above it, the trace is refused naming the om.Dim that holds, and
-// holds with it. Each traced graph runs in onnxruntime-web and the Session at the fixture lengths
-// of its batch against PyTorch, and at other lengths (1, far above) against eager.
+// symbolic length (the batch fixed: a symbolic batch is refused, below) below the threshold or
+// above it, the graph is an If on the length; declared above it, it holds there alone. Each
+// traced graph runs in onnxruntime-web and the Session at the fixture lengths of its batch
+// against PyTorch, and at other lengths (1, far above) against eager.
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import * as om from 'onemodel';
@@ -57,26 +57,26 @@ describe('BigBird loads PyTorch\'s safetensors strictly and matches PyTorch eage
 });
 
 /**
- * Traces port `name` at its trace case with the batch fixed (the case's) and seq as `seq` (a name
- * or an om.Dim), runs the .onnx in onnxruntime-web and the graph in the Session at every fixture
+ * Traces port `name` at its trace case (or the case of length `at`) with the batch fixed (the
+ * case's) and seq as `seq` (a name or an om.Dim), runs the .onnx in onnxruntime-web and the graph in the Session at every fixture
  * case of that batch whose length the range holds (against PyTorch), at length far and at other
  * lengths inside it (against eager); returns the traced model's symbols and the lengths checked against PyTorch.
  */
-async function tracesInside(t, name, seq, far) {
+async function tracesInside(t, name, seq, far, at = null) {
   const port = PORTS[name];
   const fx = loadFixture(name);
   const model = loadPort(port, name, fx);
   const lengths = [];
   try {
     return await withTraced((keep) => {
-      const at = fx.cases[fx.trace_case];
-      const examples = caseInputs(at);
+      const traced = at === null ? fx.cases[fx.trace_case] : fx.cases.find((c) => c.sizes.seq === at);
+      const examples = caseInputs(traced);
       const inputs = Object.fromEntries(Object.entries(examples).map(([k, v]) => [k, [v, [null, seq]]]));
       const tm = om.trace(model, inputs, { outputNames: port.outputs });
-      keep(tm, examples, run(model, examples), `eager at ${sizesText(at.sizes)} (traced)`, model);
+      keep(tm, examples, run(model, examples), `eager at ${sizesText(traced.sizes)} (traced)`, model);
       const [s] = tm.symbols;
       for (const c of fx.cases) {
-        if (c.sizes.batch !== at.sizes.batch || c.sizes.seq < s.min || c.sizes.seq > s.max) continue;
+        if (c.sizes.batch !== traced.sizes.batch || c.sizes.seq < s.min || c.sizes.seq > s.max) continue;
         keep(tm, caseInputs(c), Object.values(caseOutputs(c)), `PyTorch at ${sizesText(c.sizes)}`);
         lengths.push(c.sizes.seq);
       }
@@ -86,7 +86,7 @@ async function tracesInside(t, name, seq, far) {
       const farMask = om.tensor(Array.from({ length: b }, (_, i) => Array.from({ length: far }, (_, j) => (i === b - 1 && j >= far - 7 ? 0 : 1))), { dtype: 'int64' });
       const farInputs = { input_ids: farIds, attention_mask: farMask };
       keep(tm, farInputs, run(model, farInputs), `eager at batch=${b} seq=${far}`);
-      t.diagnostic(`${name}: ${tm.graph().nodes.length} nodes, traced at ${sizesText(at.sizes)}; symbols ${JSON.stringify(tm.symbols)}; against PyTorch at seq ${lengths}`);
+      t.diagnostic(`${name}: ${tm.graph().nodes.length} nodes, traced at ${sizesText(traced.sizes)}; symbols ${JSON.stringify(tm.symbols)}; against PyTorch at seq ${lengths}`);
       return { symbols: tm.symbols.map(({ name: n, min, max, narrowedBy, branches }) => [n, min, max, narrowedBy, branches]), lengths };
     });
   } finally {
@@ -128,10 +128,17 @@ describe('BigBird traced with a symbolic length: right on both sides of the thre
   });
 
   // traced above it (block-sparse), the runs below take the other path where the model still
-  // answers: refused, naming the declaration that holds on the traced side
-  test('big_bird traced at 31 (block-sparse) with seq undeclared: refused, naming om.Dim(\'seq\', { min: 15, max: 128 })', () => {
-    const message = refusal('big_bird', [null, 'seq']);
-    assert.match(message, /^pad \(call \d+\): at seq=1 the model calls \w+ here \(call \d+\), where the model gives an answer that the graph would not: the graph holds for the sizes om\.Dim\('seq', \{ min: 15, max: 128 \}\) declares/);
+  // answers: the graph is an If on the length too, the piece below traced at the threshold
+  test('big_bird traced at 31 (block-sparse): an If on seq, full attention to 14, block-sparse from 15 to 128', async (t) => {
+    const { symbols, lengths } = await tracesInside(t, 'big_bird', 'seq', 100);
+    assert.deepEqual(symbols, [['seq', 1, 128, 'expand (call 2)', [{ min: 1, max: 14 }, { min: 15, max: 128 }]]]);
+    assert.deepEqual(lengths, [31, 5, 13, 15, 17]); // both sides of the threshold (14, 15), then far above against eager
+  });
+
+  test('big_bird_b4 traced at 41 (block-sparse): an If on seq, full attention to 36, block-sparse from 37 to 128', async (t) => {
+    const { symbols, lengths } = await tracesInside(t, 'big_bird_b4', 'seq', 100, 41);
+    assert.deepEqual(symbols, [['seq', 1, 128, 'expand (call 2)', [{ min: 1, max: 36 }, { min: 37, max: 128 }]]]);
+    assert.deepEqual(lengths, [1, 35, 37, 41, 100]); // at batch 1: 1 and the threshold's side (35), across it, far above
   });
 
   test('big_bird with om.Dim(\'seq\', { min: 15, max: 128 }): block-sparse from the threshold + 1 to the position table\'s end', async (t) => {
