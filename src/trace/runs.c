@@ -1090,28 +1090,19 @@ static const int64_t loop_steps[OM_LOOP_SIZES] = {0, 1, 2, 3, 8};
 
 /* The live calls of the model run with symbol k at variable v (the others at the example's,
  * v0); -1 when the run parts from the trace or is not matched by liveness, -2 when the trace
- * ended (the error set). Where budget, the run is one of the range check's (large constants
- * phantoms, no more calls than OM_RANGE_CALLS allows): -3 when it made more. */
-static int64_t budget_calls(om_trace *tr, int k, int64_t v, const int64_t *v0, om_trace_fn fn, void *ctx, om_tensor **scratch,
-                            int max_outputs, uint64_t seed, uint64_t offset, bool budget) {
+ * ended (the error set). */
+static int64_t loop_calls(om_trace *tr, int k, int64_t v, const int64_t *v0, om_trace_fn fn, void *ctx, om_tensor **scratch,
+                          int max_outputs, uint64_t seed, uint64_t offset) {
   om_thread_state *st = om__state();
   om_run run = {.n_outputs = -1};
   memcpy(run.v, v0, sizeof run.v);
   run.v[k] = v;
   st->rng_seed = seed, st->rng_offset = offset;
   int64_t calls = -1;
-  tr->sweeping = budget;
   if (!run_other(tr, &run, fn, ctx, scratch, max_outputs)) calls = -2;
-  else if (tr->over_budget) calls = -3;
   else if (run.n_outputs >= 0 && om__run_by_liveness(tr, &run)) calls = run.live.n;
-  tr->sweeping = tr->over_budget = false;
   run_free(&run);
   return calls;
-}
-
-static int64_t loop_calls(om_trace *tr, int k, int64_t v, const int64_t *v0, om_trace_fn fn, void *ctx, om_tensor **scratch,
-                          int max_outputs, uint64_t seed, uint64_t offset) {
-  return budget_calls(tr, k, v, v0, fn, ctx, scratch, max_outputs, seed, offset, false);
 }
 
 /* floor(a / b) for b > 0. */
@@ -1197,13 +1188,9 @@ static int64_t far_variable(const om_symbol *s, int64_t v0);
  * the growth says; where it has grown as much, one run at the end of the range the trace checks
  * (far_variable: a decoder's maxLen of 1024 is far above any size the rolled graph is checked
  * at, and a Loop of T trips would be silently wrong from there) tells whether they stop before,
- * and a search between finds where. These are runs of the range check (budget_calls): a run at
- * the end made a step's calls 32768 times, 3 s of a 4 s trace of an RNN in JS, where the range
- * check itself goes no further than OM_RANGE_CALLS allows on any line; so the end is where the
- * calls, as they grow, fit that (a stop below it is found: maxLen 1024 of a step of up to 64
- * calls), and where a run there still makes more (calls its outputs do not need), half as far.
- * The stop is kept (trips->cap) only at offset 4 or above (the pieces roll_loop traces are below
- * it) and where the calls at the end are those at the stop (they stay). 1 where they grow as the
+ * and a search between finds where (shape-only runs: about two at the end's size in all). The
+ * stop is kept (trips->cap) only at offset 4 or above (the pieces roll_loop traces are below it)
+ * and where the calls at the end are those at the stop (they stay). 1 where they grow as the
  * first four to the end, or stop (trips->cap); 2 where they grow otherwise (three trips every
  * four sizes, Math.floor(3 * T / 4), grows at four sizes in a row: loop_period may tell); -1
  * when the trace ended (the error set). */
@@ -1213,15 +1200,8 @@ static int loop_cap(om_trace *tr, int k, const int64_t *v0, const int64_t *calls
   int64_t step = calls[1] - calls[0], v = v0[k], end = far_variable(s, v), lo, hi;
   if (step <= 0 || calls[2] - calls[1] != step || calls[3] - calls[2] != step || calls[4] < 0) return 1;
 #define OM_LINEAR(x) (calls[0] + step * ((x) - v))
-  int64_t most = OM_RANGE_CALLS + 64 * (int64_t)tr->base.calls.n; /* the calls a run of the range check makes at most */
-  if (end > v && OM_LINEAR(end) > most) end = v + (most - calls[0]) / step;
-  int64_t at_end = -3;
-  while (at_end == -3 && end > v + 8) {
-    at_end = budget_calls(tr, k, end, v0, fn, ctx, scratch, max_outputs, seed, offset, true);
-    if (at_end == -3) end = v + (end - v) / 2;
-  }
+  int64_t at_end = end > v + 8 ? loop_calls(tr, k, end, v0, fn, ctx, scratch, max_outputs, seed, offset) : -1;
   if (at_end == -2) return -1;
-  if (at_end == -3) at_end = -1;
   if (calls[4] != OM_LINEAR(v + 8)) { /* it stopped between offsets 3 and 8 */
     if ((calls[4] - calls[3]) % step) return 2;
     lo = v + 3 + (calls[4] - calls[3]) / step;
@@ -1229,9 +1209,8 @@ static int loop_cap(om_trace *tr, int k, const int64_t *v0, const int64_t *calls
     if (at_end < 0 || at_end == OM_LINEAR(end)) return 1;
     lo = v + 8, hi = end;
     while (hi - lo > 1) {
-      int64_t mid = lo + (hi - lo) / 2, c = budget_calls(tr, k, mid, v0, fn, ctx, scratch, max_outputs, seed, offset, true);
+      int64_t mid = lo + (hi - lo) / 2, c = loop_calls(tr, k, mid, v0, fn, ctx, scratch, max_outputs, seed, offset);
       if (c == -2) return -1;
-      if (c == -3) return 2; /* more calls than a run makes, below the end: no stop to place */
       if (c == OM_LINEAR(mid)) lo = mid;
       else hi = mid;
     }
