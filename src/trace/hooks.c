@@ -180,27 +180,12 @@ static int fit_int(om_lower *l, int64_t a0, const int64_t *vals, const char *wha
   bool asked = false;
   for (int q = 0; x == OM_FIT_AMBIGUOUS && q < n_at; q++) asked |= om__run_more_at(l->tr, at[q]);
   if (asked) return OM_FIT_ERROR;
-  /* forms the runs cannot tell apart and no room for more runs (a model with many size switches,
-   * Swin V2's shifts per stage and side, fills them): without the runs below the example, as for
-   * none, so that their sizes are narrowed away with the value they saw (refused at the end with
-   * the declaration that holds) rather than the call refused with none */
-  if ((x == OM_FIT_AMBIGUOUS || x == OM_FIT_UNDECIDED) && without(l, all, false)) {
-    x = om__fit_int(l, a0, vals, &floored, at, &n_at);
-    settle(l, all, false, x >= 0, x, what, vals, NULL);
-  }
   if (x == OM_FIT_NONE && without(l, all, true)) {
     x = om__fit_int(l, a0, vals, &floored, at, &n_at);
     settle(l, all, true, x >= 0, x, what, vals, NULL);
   }
   /* a value that moves: checked either side of the switches (one that never moved is taken as it is) */
-  if (x <= OM_FIT_NONE) return OM_FIT_NONE;
-  int y = om__x_is_const(l->tr, x, NULL) ? x : at_switches(l, x);
-  if (y != OM_FIT_NONE || !without(l, all, false)) return y;
-  /* a switch no run can check (no room left): without the runs below the example, as above */
-  x = om__fit_int(l, a0, vals, &floored, at, &n_at);
-  y = x < 0 ? OM_FIT_NONE : om__x_is_const(l->tr, x, NULL) ? x : at_switches(l, x);
-  settle(l, all, false, y >= 0, y, what, vals, NULL);
-  return y == OM_FIT_ERROR ? y : y < 0 ? OM_FIT_NONE : y;
+  return x <= OM_FIT_NONE ? OM_FIT_NONE : om__x_is_const(l->tr, x, NULL) ? x : at_switches(l, x);
 }
 
 /* om__fit_float the same way; -1 (an error: unwinding for more runs), 0 (no fit), 1. */
