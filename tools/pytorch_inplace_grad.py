@@ -17,10 +17,13 @@ Run with a python3 that imports torch (Debian's python3-torch, /usr/bin/python3)
 committed JSON and never runs this:
     /usr/bin/python3 tools/pytorch_inplace_grad.py
 """
-import json
 import os
+import sys
 
 import torch
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from pytorch_reference import write_json  # noqa: E402
 
 OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'tests', 'js', 'fixtures', 'pytorch', 'ops', 'inplace_grad.json')
 
@@ -203,10 +206,8 @@ def main():
             continue
         case['grads'] = {k: (v.grad.flatten().tolist() if v.grad is not None else None) for k, v in leaves.items()}
         cases.append(case)
-    with open(OUT, 'w') as f:
-        json.dump({'torch_version': torch.__version__, 'cases': cases}, f, indent=None, separators=(',', ':'))
-        f.write('\n')
-    print(f'wrote {OUT}: {len(cases)} cases')
+    write_json(OUT, {'torch_version': torch.__version__, 'cases': cases})
+    print(f'{len(cases)} cases')
 
 
 if __name__ == '__main__':

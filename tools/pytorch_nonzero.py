@@ -16,11 +16,14 @@ Run with a python3 that imports torch (Debian's python3-torch, /usr/bin/python3)
 committed JSON and never runs this:
     /usr/bin/python3 tools/pytorch_nonzero.py
 """
-import json
 import math
 import os
+import sys
 
 import torch
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from pytorch_reference import write_json  # noqa: E402
 
 OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'tests', 'js', 'fixtures', 'pytorch', 'ops', 'nonzero.json')
 
@@ -81,10 +84,8 @@ def main():
         cases.append({'input': k, 'nonzero': tensor(torch.nonzero(x)), 'tuple': [tensor(t) for t in tup]})
     value = {'torch_version': torch.__version__, 'inputs': [dict(tensor(x), dtype=str(x.dtype).replace('torch.', '')) for x in ins],
              'nonzero': cases, 'select': selects()}
-    with open(OUT, 'w') as f:
-        json.dump(value, f, separators=(',', ':'))
-        f.write('\n')
-    print(f'wrote {OUT}: {len(cases)} nonzero cases, {len(value["select"])} selects')
+    write_json(OUT, value)
+    print(f'{len(cases)} nonzero cases, {len(value["select"])} selects')
 
 
 if __name__ == '__main__':
