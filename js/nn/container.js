@@ -63,20 +63,69 @@ function namedArg(x, who) {
   return Object.entries(x);
 }
 
-/** Items in fields '0', '1', ...: length, at(i), append and iteration over the items. */
+/** The integer index i of a container of n items, checked (negative counts from the end, as PyTorch's). */
+function position(c, i, n, who, end = false) {
+  if (!Number.isInteger(i)) throw invalid(`${who}: index must be an integer, got ${describe(i)}`);
+  const k = i < 0 ? i + n : i;
+  if (k < 0 || k > n || (k === n && !end)) {
+    throw invalid(`${who}: index ${i} is out of range for ${n} ${c.constructor.itemKind === Tensor ? 'parameters' : 'modules'}`);
+  }
+  return k;
+}
+
+/**
+ * Python's slice(start, stop, step).indices(n) as the list of positions it picks: a missing
+ * (undefined or null) bound is the whole side, negative bounds count from the end, out-of-range
+ * bounds clamp, a negative step walks backwards.
+ */
+function slicePositions(n, start, stop, step, who) {
+  const bound = (v, name) => {
+    if (v !== undefined && v !== null && !Number.isInteger(v)) throw invalid(`${who}: ${name} must be an integer or omitted, got ${describe(v)}`);
+    return v ?? undefined;
+  };
+  const by = bound(step, 'step') ?? 1;
+  if (by === 0) throw invalid(`${who}: slice step cannot be zero`);
+  const clamp = (v, dflt) => {
+    if (v === undefined) return dflt;
+    const k = v < 0 ? v + n : v;
+    return by > 0 ? Math.min(Math.max(k, 0), n) : Math.min(Math.max(k, -1), n - 1);
+  };
+  const from = clamp(bound(start, 'start'), by > 0 ? 0 : n - 1), to = clamp(bound(stop, 'stop'), by > 0 ? n : -1);
+  const out = [];
+  for (let k = from; by > 0 ? k < to : k > to; k += by) out.push(k);
+  return out;
+}
+
+/**
+ * Replaces the items of c by `list`, named '0', '1', ... in order: PyTorch renumbers a list (and a
+ * Sequential, named or not) after a deletion or an insertion, so the state-dict keys after
+ * `pop(1)` are '0.weight', '1.weight', ... as there. Fields that are not items are kept.
+ */
+function renumber(c, list) {
+  for (const [k] of items(c)) delete c[k];
+  list.forEach((v, i) => { c[String(i)] = v; });
+}
+
+/** Items in fields '0', '1', ...: length, at(i), slice, append, insert, pop, extend and iteration over the items. */
 class Indexed extends Module {
   get length() { return items(this).length; }
 
   /** The item at index i (negative counts from the end), as PyTorch's container[i]. */
   at(i) {
-    const who = `${this.constructor.name}.at`;
-    if (!Number.isInteger(i)) throw invalid(`${who}: index must be an integer, got ${describe(i)}`);
     const all = items(this);
-    const k = i < 0 ? i + all.length : i;
-    if (k < 0 || k >= all.length) {
-      throw invalid(`${who}: index ${i} is out of range for ${all.length} ${this.constructor.itemKind === Tensor ? 'parameters' : 'modules'}`);
-    }
-    return all[k][1];
+    return all[position(this, i, all.length, `${this.constructor.name}.at`)][1];
+  }
+
+  /**
+   * PyTorch's container[start:stop:step] (bounds as Python's: omitted, negative, clamped): a new
+   * container of this class sharing the items (the same modules and parameters, not copies). A
+   * Sequential's slice keeps the items' names (PyTorch's Sequential(OrderedDict(items[idx]))), a
+   * ModuleList's and a ParameterList's are numbered from '0' again, as PyTorch's.
+   */
+  slice(start, stop, step) {
+    const all = items(this), who = `${this.constructor.name}.slice`;
+    const picked = slicePositions(all.length, start, stop, step, who).map((k) => all[k]);
+    return this.constructor.fromItems(picked);
   }
 
   /** Adds an item at the end, named by the count before it (PyTorch's str(len(self))). Returns this. */
@@ -88,6 +137,38 @@ class Indexed extends Module {
     if (after) throw invalid(`${who}: its name '${name}' would be listed before '${after[0]}' (integer names come first in a JS object), so it would not run last; use addModule(name, module) with a name that is not an integer`);
     setItem(this, name, item, who);
     return this;
+  }
+
+  /**
+   * Inserts item before index i (0..length; negative counts from the end, -1 is before the last),
+   * the later items moving up one name, as PyTorch's insert. Items named otherwise than '0', '1', ...
+   * (a named Sequential) are refused: PyTorch's insert moves items by their numbered names and
+   * fails there too. Returns this.
+   */
+  insert(i, item) {
+    const who = `${this.constructor.name}.insert`, all = items(this);
+    const k = position(this, i, all.length, who, true);
+    const named = all.find(([name], j) => name !== String(j));
+    if (named) throw invalid(`${who}: the items are named ('${named[0]}'), not numbered '0', '1', ...: insert moves items by their numbers (PyTorch's fails here too); build a new container instead`);
+    const kind = this.constructor.itemKind;
+    if (!(item instanceof kind)) throw invalid(`${who}: item must be ${kind === Tensor ? 'a Tensor' : 'an om.nn.Module'}, got ${describe(item)}`);
+    setItem(this, String(all.length), item, who); // checked and made a parameter as any item
+    const list = all.map((e) => e[1]);
+    list.splice(k, 0, item);
+    renumber(this, list);
+    return this;
+  }
+
+  /**
+   * Removes the item at index i (the last by default; negative counts from the end) and returns
+   * it; the items are numbered '0', '1', ... again, as PyTorch's pop and del (a named Sequential's
+   * names too). The container no longer holds it: the caller owns it.
+   */
+  pop(i = -1) {
+    const all = items(this), k = position(this, i, all.length, `${this.constructor.name}.pop`);
+    const [, item] = all[k];
+    renumber(this, all.filter((_, j) => j !== k).map((e) => e[1]));
+    return item;
   }
 
   /** Appends each item of an iterable in order (PyTorch's extend). Checked first: a bad item adds none. Returns this. */
@@ -113,7 +194,7 @@ class Indexed extends Module {
 class Keyed extends Module {
   constructor(entries, who) {
     super();
-    for (const [name, v] of namedArg(entries, who)) setItem(this, name, v, who);
+    for (const [name, v] of new.target.namedEntries(entries, who)) setItem(this, name, v, who);
   }
 
   get length() { return items(this).length; }
@@ -131,6 +212,33 @@ class Keyed extends Module {
   keys() { return items(this).map((e) => e[0]); }
   values() { return items(this).map((e) => e[1]); }
   entries() { return items(this); }
+  /** [name, item] pairs, PyTorch's items() (the same as entries()). */
+  items() { return items(this); }
+  /** Removes every item (PyTorch's clear); the caller owns them. */
+  clear() {
+    for (const [k] of items(this)) delete this[k];
+  }
+
+  /**
+   * Sets each [name, item] of an object, a Map, another container of this kind or an array of
+   * pairs, overwriting items of the same name (PyTorch's update). All are checked first: a bad
+   * entry sets none. Returns this.
+   */
+  update(entries) {
+    const who = `${this.constructor.name}.update`;
+    const pairs = entries instanceof this.constructor ? entries.entries() : this.constructor.namedEntries(entries, who);
+    const kind = this.constructor.itemKind;
+    for (const [name, v] of pairs) {
+      fieldName(this, String(name), who);
+      if (!(v instanceof kind)) throw invalid(`${who}: item ${name} must be ${kind === Tensor ? 'a Tensor' : 'an om.nn.Module'}, got ${describe(v)}`);
+    }
+    for (const [name, v] of pairs) setItem(this, String(name), v, who);
+    return this;
+  }
+
+  /** The [name, item] pairs a constructor or update takes from entries (an object's in field order). */
+  static namedEntries(entries, who) { return namedArg(entries, who); }
+
   [Symbol.iterator]() { return this.keys()[Symbol.iterator](); }
 }
 
@@ -149,6 +257,9 @@ export class Sequential extends Indexed {
     for (const [name, m] of entries) setItem(this, name, m, 'Sequential');
   }
 
+  /** A Sequential of [name, module] pairs, keeping the names (slice's, as PyTorch's). */
+  static fromItems(pairs) { return new this(new Map(pairs)); }
+
   /** x through every module in order; the intermediate results are freed, the last is returned. */
   forward(x) {
     let h = x;
@@ -164,6 +275,9 @@ class List extends Indexed {
     if (!Array.isArray(list)) throw invalid(`${who}: ${arg} must be an array of ${kind}, got ${describe(list)}`);
     list.forEach((v, i) => setItem(this, String(i), v, who));
   }
+
+  /** A list of the items of [name, item] pairs, numbered from '0' (slice's, as PyTorch's). */
+  static fromItems(pairs) { return new this(pairs.map((e) => e[1])); }
 }
 
 /** nn.ModuleList(modules): an indexable list of modules (no forward of its own). */
@@ -196,14 +310,19 @@ export class ParameterList extends List {
 /**
  * nn.ParameterDict(tensors): parameters by name (an object, a Map or [name, tensor] pairs). As
  * PyTorch's, which sorts a plain dict's names (an OrderedDict keeps its order), an object's names
- * are taken sorted and a Map's or pairs' in their order, so the state dict lists them as PyTorch's.
+ * are taken sorted and a Map's or pairs' in their order, so the state dict lists them as PyTorch's;
+ * update(tensors) takes them the same way.
  */
 export class ParameterDict extends Keyed {
   static itemKind = Tensor;
 
   constructor(tensors = {}) {
-    const plain = tensors !== null && typeof tensors === 'object' && !(tensors instanceof Map) && !Array.isArray(tensors)
-      && !(tensors instanceof Module) && !(tensors instanceof Tensor);
-    super(plain ? Object.entries(tensors).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)) : tensors, 'ParameterDict');
+    super(tensors, 'ParameterDict');
+  }
+
+  static namedEntries(entries, who) {
+    const plain = entries !== null && typeof entries === 'object' && !(entries instanceof Map) && !Array.isArray(entries)
+      && !(entries instanceof Module) && !(entries instanceof Tensor);
+    return namedArg(plain ? Object.entries(entries).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)) : entries, who);
   }
 }
