@@ -130,7 +130,7 @@ export function inJsTerms(message, isOp) {
     .replace('subtraction, the `-` operator, with a bool tensor is not supported (use the `^` or logical_xor() operator, or `~` or '
       + 'logical_not() to invert a mask)', 'subtraction with a bool tensor is not supported (use logicalXor(), or logicalNot() to invert a mask)')
     .replace(/(?<![\w/])docs\/(?=[\w-]+\.md)/g, 'onemodel/docs/')   // the page as the package ships it (node_modules/onemodel/docs/)
-    .replace(/\binput\.size\((-?\d+)\)/g, 'input.shape.at($1)')   // PyTorch's words; JS's size is the element count
+    .replace(/\binput\.size\((-?\d+)\)/g, 'input.shape.at($1)')   // PyTorch's words as JS code most often reads a size (x.size(d) works too)
     .replace(/\bcalls ([a-z][a-z0-9_]*)/g, (_, op) => `calls ${js(op)}`)
     .replace(/\b([a-z][a-z0-9_]*) \(call (\d+)\)/g, (_, op, n) => `${js(op)} (call ${n})`)
     .replace(/'[^']*'|\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b/g, (w) => (w[0] === "'" ? w : js(w)));

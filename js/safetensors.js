@@ -399,7 +399,7 @@ export function save(stateDict, options) {
   const items = Object.entries(stateDict).map(([name, t]) => {
     if (name === '__metadata__') throw invalid(`${who}: "__metadata__" is the format's key for metadata, not a tensor name`);
     handle(t, who, `stateDict[${quote(name)}]`);
-    return { name, t, dtype: SAVED_AS[t.dtype], shape: t.shape, nbytes: t.size * DTYPES[SAVED_AS[t.dtype]].size };
+    return { name, t, dtype: SAVED_AS[t.dtype], shape: t.shape, nbytes: t.numel() * DTYPES[SAVED_AS[t.dtype]].size };
   });
   items.sort((a, b) => RANK[b.dtype] - RANK[a.dtype] || byCodePoint(a.name, b.name));
 

@@ -265,6 +265,28 @@ function formatValue(v, dtype) {
  * A handle to a C tensor. Make tensors with om.tensor(), om.zeros(), ... and free them with
  * dispose() or inside om.tidy(). Methods follow PyTorch's semantics (camelCase names).
  */
+/**
+ * x.size as PyTorch's method (see Tensor's size): size() the shape, size(dim) one size. Its
+ * Symbol.toPrimitive throws, so code written for the old element-count getter fails loudly.
+ */
+function sizeMethod(t) {
+  const size = (dim) => {
+    const shape = t.shape;
+    if (dim === undefined) return shape;
+    if (!Number.isInteger(dim)) throw invalid(`size: dim must be an integer, got ${describe(dim)}`);
+    const n = shape.length;
+    if (dim < -n || dim >= n) {
+      throw new OmError('IndexOutOfRange', n === 0 ? `size: dim ${dim} is out of range for a 0-d tensor (it has no dims)`
+        : `size: dim ${dim} is out of range for ${n} dims (valid: ${-n} to ${n - 1})`);
+    }
+    return shape[dim < 0 ? dim + n : dim];
+  };
+  size[Symbol.toPrimitive] = () => {
+    throw invalid('size: x.size is a method, as PyTorch\'s: x.size() is the shape, x.size(dim) one size, x.numel() the number of elements');
+  };
+  return size;
+}
+
 export class Tensor {
   #h;
   #dtype;
@@ -311,10 +333,16 @@ export class Tensor {
   get shape() { this.#use('shape'); return this.#shape.slice(); }
   get dtype() { this.#use('dtype'); return this.#dtype; }
   get ndim() { this.#use('ndim'); return this.#shape.length; }
-  get size() { this.#use('size'); return this.#shape.reduce((a, b) => a * b, 1); }
-  /** PyTorch's x.dim() and x.numel() (the same as ndim and size). */
+  /**
+   * PyTorch's x.size(): the shape (a fresh array); x.size(dim): the size of dim (negative counts
+   * from the end), a plain number, read while tracing as x.shape[dim] is. The getter hands out the
+   * method with a guard: `size` was once the element count, and arithmetic on the method
+   * (`x.size * 2`, `${x.size}`) throws, naming numel(), instead of giving NaN.
+   */
+  get size() { this.#use('size'); return sizeMethod(this); }
+  /** PyTorch's x.dim() and x.numel(): the number of dims and of elements. */
   dim() { return this.ndim; }
-  numel() { return this.size; }
+  numel() { this.#use('numel'); return this.#shape.reduce((a, b) => a * b, 1); }
   get isDisposed() { return !this.#h; }
   get isLeaf() { return info(this.#use('isLeaf')).isLeaf; }
   get version() { return info(this.#use('version')).version; }

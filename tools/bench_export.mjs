@@ -113,8 +113,8 @@ async function child(step) {
   const model = new GPT2(CONFIG, LAYERS).eval();
   const buildMs = performance.now() - t0;
   const tensors = [...new Set(Object.values(model.stateDict()))];
-  const weightBytes = tensors.reduce((s, t) => s + t.size * { float32: 4, int64: 8, bool: 1 }[t.dtype], 0);
-  const params = model.parameters().reduce((s, p) => s + p.size, 0);
+  const weightBytes = tensors.reduce((s, t) => s + t.numel() * { float32: 4, int64: 8, bool: 1 }[t.dtype], 0);
+  const params = model.parameters().reduce((s, p) => s + p.numel(), 0);
   const ids = om.tidy(() => om.rand([BATCH, TOKENS], { seed: 1 }).mul(CONFIG.vocab).long());
   let traceReports = 0;
   const trace = measure((sample) => om.trace(model, { ids: [ids, ['batch', 'seq']] }, {
@@ -226,7 +226,7 @@ async function browser() {
       const t0 = performance.now();
       globalThis.traced = om.trace(model, { ids: [ids, ['batch', 'seq']] }, { outputNames: ['logits'] });
       const traceMs = performance.now() - t0;
-      const weights = [...new Set(Object.values(model.stateDict()))].reduce((s, t) => s + t.size * { float32: 4, int64: 8, bool: 1 }[t.dtype], 0);
+      const weights = [...new Set(Object.values(model.stateDict()))].reduce((s, t) => s + t.numel() * { float32: 4, int64: 8, bool: 1 }[t.dtype], 0);
       return { traceMs, weights };
     }, [LAYERS, BATCH, TOKENS]);
     const procs = descendants(process.pid).filter((p) => { try { return cmdline(p).includes('chrom'); } catch { return false; } });

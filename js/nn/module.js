@@ -318,7 +318,7 @@ function loadState(module, state, options) {
           throw invalid(`${who}: ${key} must be a Tensor, an array, a typed array or (0-d) a scalar, got ${describe(src)}`);
         }
         const flat = ArrayBuffer.isView(src);
-        if (flat && src.length !== dst.size) {
+        if (flat && src.length !== dst.numel()) {
           mismatch(`${src.length} values`);
           continue;
         }

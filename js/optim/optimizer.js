@@ -310,7 +310,7 @@ export class Optimizer {
       const entries = Object.entries(s).filter(([, v]) => v !== null).map(([k, v]) => {
         if (k !== 'step' || !(v instanceof Tensor)) return [camel(k), v];
         if (v.isDisposed) throw new OmError('Disposed', `${who}: state ${idx}.step was disposed`);
-        if (v.size !== 1) throw new OmError('ShapeMismatch', `${who}: state ${idx}.step must be one number (a 0-dim tensor), got shape [${v.shape.join(', ')}]`);
+        if (v.numel() !== 1) throw new OmError('ShapeMismatch', `${who}: state ${idx}.step must be one number (a 0-dim tensor), got shape [${v.shape.join(', ')}]`);
         return ['step', v.item()];
       });
       return [idx, Object.fromEntries(entries)];

@@ -288,7 +288,7 @@ describe('error classes', () => {
         try { fn(); out[k] = 'no error'; } catch (e) { out[k] = [e instanceof om.OmError, e.kind, e.message]; }
       }
       await Promise.all([om.ready(), om.ready()]);
-      out.after = om.zeros([2]).size;
+      out.after = om.zeros([2]).numel();
       console.log(JSON.stringify(out));
     `;
     const res = JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', cwd: new URL('../..', import.meta.url) }));

@@ -25,7 +25,7 @@ function loadIn(options) {
     let failed = null;
     try { await om.ready(${options}); } catch (e) { failed = { kind: e.kind, isOmError: e instanceof om.OmError, message: e.message }; }
     await om.ready();
-    console.log(JSON.stringify({ failed, retried: om.zeros([3]).size === 3 }));
+    console.log(JSON.stringify({ failed, retried: om.zeros([3]).numel() === 3 }));
   `;
   return JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', cwd: ROOT }));
 }

@@ -14,7 +14,7 @@ describe('creation', () => {
     assert.deepEqual(t.shape, [2, 3]);
     assert.equal(t.dtype, 'float32');
     assert.equal(t.ndim, 2);
-    assert.equal(t.size, 6);
+    assert.equal(t.numel(), 6);
     assert.ok(t.toArray() instanceof Float32Array);
     assert.deepEqual(vals(t), [1, 2, 3, 4, 5, 6]);
   }));
@@ -23,7 +23,7 @@ describe('creation', () => {
     const t = om.tensor(2.5);
     assert.deepEqual(t.shape, []);
     assert.equal(t.ndim, 0);
-    assert.equal(t.size, 1);
+    assert.equal(t.numel(), 1);
     assert.equal(t.item(), 2.5);
     assert.equal(om.tensor(7n).dtype, 'int64');
     assert.equal(om.tensor(7n).item(), 7);

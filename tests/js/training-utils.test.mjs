@@ -211,7 +211,7 @@ describe('clipGradNorm_ and clipGradValue_ as torch.nn.utils', () => {
 /** tools/pytorch_training.py's loss_of: sum((p - linspace(-1, 1)) ** 2 * (i + 1)) + sum(sin(3 p)) over the parameters. */
 const lossOf = (ps) => ps.reduce((acc, p, i) => {
   // torch.linspace(-1, 1, n) as the target
-  const n = p.size, target = om.tensor(Array.from({ length: n }, (_, k) => (n === 1 ? -1 : -1 + (2 * k) / (n - 1))), { shape: p.shape });
+  const n = p.numel(), target = om.tensor(Array.from({ length: n }, (_, k) => (n === 1 ? -1 : -1 + (2 * k) / (n - 1))), { shape: p.shape });
   const term = p.sub(target).pow(2).mul(i + 1).sum().add(p.mul(3).sin().sum());
   return acc === null ? term : acc.add(term);
 }, null);
