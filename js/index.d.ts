@@ -490,8 +490,12 @@ export class Tensor {
   readonly dtype: DType;
   /** Number of dims. */
   readonly ndim: number;
-  /** Number of elements (PyTorch's numel()). */
-  readonly size: number;
+  /**
+   * PyTorch's size(): the shape (a fresh array); size(dim): one dim's size (negative counts from
+   * the end; out of range: IndexOutOfRange). Not a number: arithmetic on `x.size` throws (numel()
+   * is the element count).
+   */
+  readonly size: { (): number[]; (dim: number): number };
   /** True once dispose() ran. Never throws. */
   readonly isDisposed: boolean;
   /** True when no recorded op made this tensor. */
@@ -789,7 +793,7 @@ export class Tensor {
   newEmpty(shape: Shape, options?: CreationOptions): Tensor;
   newFull(shape: Shape, value: Scalar, options?: CreationOptions): Tensor;
   newTensor(data: TensorData, options?: CreationOptions): Tensor;
-  /** PyTorch's x.dim() and x.numel(): ndim and size. */
+  /** PyTorch's x.dim() and x.numel(): the number of dims (ndim) and of elements. */
   dim(): number;
   numel(): number;
 
@@ -1917,8 +1921,17 @@ export namespace nn {
     readonly [name: string]: any;
     /** The module at index i (negative counts from the end). */
     at(i: number): Module;
+    /**
+     * PyTorch's seq[start:stop:step] (Python's bounds: omitted, negative, clamped): a new
+     * Sequential sharing the modules, under their names.
+     */
+    slice(start?: number | null, stop?: number | null, step?: number | null): Sequential;
     /** Adds a module at the end, named by the count before it. Returns this. */
     append(module: Module): this;
+    /** Inserts a module before index i (0..length, negative from the end); later ones move up a number. Returns this. */
+    insert(i: number, module: Module): this;
+    /** Removes the module at index i (default -1) and returns it; the rest are numbered '0', '1', ... again. */
+    pop(i?: number): Module;
     /** Appends each module in order (PyTorch's extend); a bad item adds none. Returns this. */
     extend(modules: Iterable<Module>): this;
     [Symbol.iterator](): Iterator<Module>;
@@ -1931,8 +1944,17 @@ export namespace nn {
     readonly [index: number]: T;
     /** The item at index i (negative counts from the end). */
     at(i: number): T;
+    /**
+     * PyTorch's list[start:stop:step] (Python's bounds: omitted, negative, clamped): a new
+     * container of this class sharing the items, numbered from '0'.
+     */
+    slice(start?: number | null, stop?: number | null, step?: number | null): this;
     /** Adds an item at the end, named by the count before it. Returns this. */
     append(item: T): this;
+    /** Inserts an item before index i (0..length, negative from the end); later ones move up a number. Returns this. */
+    insert(i: number, item: T): this;
+    /** Removes the item at index i (default -1) and returns it; the rest are numbered '0', '1', ... again. */
+    pop(i?: number): T;
     /** Appends each item in order (PyTorch's extend); a bad item adds none. Returns this. */
     extend(items: Iterable<T>): this;
     [Symbol.iterator](): Iterator<T>;
@@ -1951,6 +1973,12 @@ export namespace nn {
     keys(): string[];
     values(): T[];
     entries(): [string, T][];
+    /** PyTorch's items(): the same as entries(). */
+    items(): [string, T][];
+    /** Removes every item (the caller owns them). */
+    clear(): void;
+    /** Sets each named item, overwriting those of the same name (PyTorch's update); a bad entry sets none. Returns this. */
+    update(items: Named<T> | DictOf<T>): this;
     [Symbol.iterator](): Iterator<string>;
   }
 

@@ -36,7 +36,7 @@ om.randLike(a, { dtype: 'int64' });
 // metadata
 const shape: number[] = a.shape;
 const dtype: DType = a.dtype;
-const count: number = a.size + a.ndim + a.version;
+const count: number = a.numel() + a.size(-1) + a.size().length + a.ndim + a.version;
 const flags: boolean = a.isDisposed || a.isLeaf || a.requiresGrad;
 const data: Float32Array | BigInt64Array | Uint8Array | Float64Array = a.toArray();
 const x: number = e.item();
@@ -483,6 +483,16 @@ void [sessionOut, typed, names, planned, kernels, fromBytes, saved];
   plist.append(new om.nn.Linear(1, 1));
   // @ts-expect-error a ModuleDict holds modules, not tensors
   dict.set('t', om.zeros([1]));
+  // PyTorch's edits: insert, pop, slices, update, clear
+  const head: om.nn.Sequential = named.slice(0, 1);
+  const popped: om.nn.Module = fromMap.insert(0, new om.nn.ReLU()).pop();
+  const tail: om.nn.ModuleList = list.slice(-1).insert(0, popped);
+  const firstParam: Tensor = plist.slice(null, null, -1).pop(0);
+  dict.update([['b', head]]).update(new Map([['c', tail]]));
+  const pairs: [string, Tensor][] = pdict.update({ r: firstParam }).items();
+  dict.clear();
+  // @ts-expect-error a ParameterDict's update takes tensors
+  pdict.update({ m: head });
   const kids: [string, om.nn.Module][] = named.namedChildren();
   const all: om.nn.Module[] = named.modules();
   named.apply((m) => m.eval());
@@ -498,7 +508,7 @@ void [sessionOut, typed, names, planned, kernels, fromBytes, saved];
   const bufs: Tensor[] = rope.buffers();
   for (const m of [rope, named, fromMap, dict, plist, pdict, blocks]) m.dispose();
   om.dispose([w, l, sd]);
-  void [heap, a, keys, kids, all, bufs, pp, layer, names];
+  void [heap, a, keys, kids, all, bufs, pp, layer, names, pairs];
 }
 
 // sorting, searching and rearranging (js/ops/sort.js)
