@@ -1921,6 +1921,8 @@ export namespace nn {
     readonly [name: string]: any;
     /** The module at index i (negative counts from the end). */
     at(i: number): Module;
+    /** Replaces the module at index i (negative from the end) under its name (PyTorch's seq[i] = m). Returns this. */
+    set(i: number, module: Module): this;
     /**
      * PyTorch's seq[start:stop:step] (Python's bounds: omitted, negative, clamped): a new
      * Sequential sharing the modules, under their names.
@@ -1944,6 +1946,8 @@ export namespace nn {
     readonly [index: number]: T;
     /** The item at index i (negative counts from the end). */
     at(i: number): T;
+    /** Replaces the item at index i (negative from the end) under its name (PyTorch's list[i] = item). Returns this. */
+    set(i: number, item: T): this;
     /**
      * PyTorch's list[start:stop:step] (Python's bounds: omitted, negative, clamped): a new
      * container of this class sharing the items, numbered from '0'.

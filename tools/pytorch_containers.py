@@ -5,7 +5,7 @@ modules apart), after every step of a fixed script that the test replays with om
 
 Steps are [name, [[key, shape], ...]] in the order the script runs them. The script:
   ModuleList of Linear(1,2), ReLU, Linear(2,3), Tanh, Linear(3,4): insert(1, Linear(4,5)),
-    insert(6, Linear(5,6)) (at the end), pop(0), pop(-2), del [1], the slices [1:4], [::-2],
+    insert(6, Linear(5,6)) (at the end), pop(0), pop(-2), del [1], [-1] = Linear(9,8), the slices [1:4], [::-2],
     [-2:], [10:], then extend([Linear(6,7)]);
   Sequential of Linear(1,2), ReLU, Linear(2,3): append(Linear(3,4)), insert(0, Linear(7,1)),
     insert(-1, Linear(8,9)), pop(2), the slices [1:3] (names kept), [::2];
@@ -59,6 +59,8 @@ def main():
     step('list.pop(-2)', lst)
     del lst[1]
     step('list.del(1)', lst)
+    lst[-1] = nn.Linear(9, 8)
+    step('list[-1] = m', lst)
     step('list[1:4]', lst[1:4])
     step('list[::-2]', lst[::-2])
     step('list[-2:]', lst[-2:])

@@ -117,6 +117,18 @@ class Indexed extends Module {
   }
 
   /**
+   * Replaces the item at index i (negative counts from the end) under its name, PyTorch's
+   * container[i] = item. (A field set as container[-1] = item would add an item named '-1'
+   * instead: use set for a negative index.) Returns this.
+   */
+  set(i, item) {
+    const who = `${this.constructor.name}.set`, all = items(this);
+    const [name] = all[position(this, i, all.length, who)];
+    setItem(this, name, item, who);
+    return this;
+  }
+
+  /**
    * PyTorch's container[start:stop:step] (bounds as Python's: omitted, negative, clamped): a new
    * container of this class sharing the items (the same modules and parameters, not copies). A
    * Sequential's slice keeps the items' names (PyTorch's Sequential(OrderedDict(items[idx]))), a

@@ -37,6 +37,9 @@ describe('containers edited as PyTorch', () => {
       step('list.pop(-2)', list);
       own(list.pop(1)); // PyTorch's del list[1]
       step('list.del(1)', list);
+      own(list.at(-1));
+      list.set(-1, own(L(9, 8))); // PyTorch's list[-1] = Linear(9, 8)
+      step('list[-1] = m', list);
       step('list[1:4]', list.slice(1, 4));
       step('list[::-2]', list.slice(null, null, -2));
       step('list[-2:]', list.slice(-2));
@@ -133,6 +136,8 @@ describe('container refusals: kinds and messages', () => {
       throwsKind(() => list.insert(-4, new nn.ReLU()), 'InvalidArgument', /^ModuleList\.insert: index -4 is out of range for 3 modules$/);
       throwsKind(() => list.insert(0, 3), 'InvalidArgument', /^ModuleList\.insert: item must be an om\.nn\.Module, got 3$/);
       throwsKind(() => list.at(3), 'InvalidArgument', /^ModuleList\.at: index 3 is out of range for 3 modules$/);
+      throwsKind(() => list.set(-4, new nn.ReLU()), 'InvalidArgument', /^ModuleList\.set: index -4 is out of range for 3 modules$/);
+      throwsKind(() => list.set(0, z(1)), 'InvalidArgument', /^ModuleList\.set: item 0 must be an om\.nn\.Module, got /);
       throwsKind(() => list.slice(0, 2, 0), 'InvalidArgument', /^ModuleList\.slice: slice step cannot be zero$/);
       throwsKind(() => list.slice('1'), 'InvalidArgument', /^ModuleList\.slice: start must be an integer or omitted, got /);
       throwsKind(() => list.slice(0, 1.5), 'InvalidArgument', /^ModuleList\.slice: stop must be an integer or omitted, got 1\.5$/);
