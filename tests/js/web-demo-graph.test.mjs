@@ -11,6 +11,7 @@ import * as wf from '../../examples/lib/workflow.mjs';
 import { Block, GPT } from '../../examples/zoo/gpt.mjs';
 import { BasicBlock, Bottleneck } from '../../examples/torchvision/resnet.mjs';
 import { narrowResNet } from './narrow-resnet.mjs';
+import { GPT2LMHeadModel } from '../../examples/transformers/gpt2.mjs';
 import { readGraph } from '../../web-demo/src/graphfile.js';
 import { OPEN_BOXES, autoExpand, boxCount, groupByModule, moduleOfName, moduleOfNodeName, visibleId } from '../../web-demo/src/groups.js';
 import { layoutGraph } from '../../web-demo/src/layout.js';
@@ -549,6 +550,29 @@ describe('groups: blocks by module', () => {
       const g = readGraph(traced.toOnnx()), groups = groupByModule(g);
       assert.deepEqual(g.nodes.map((n, i) => [n.opType, groups.module[i]]), [['Gemm', 'fc1'], ['Relu', ''], ['Gemm', 'fc2'], ['Relu', ''], ['Gemm', 'fc3']]);
     });
+  });
+
+  test('a weight read through a node that reads weights alone: the tied LM head\'s Transpose and the MatMul it feeds are lm_head\'s, the position table\'s Slice wpe\'s', () => {
+    const model = new GPT2LMHeadModel({ vocab_size: 50, n_positions: 32, n_embd: 16, n_layer: 2, n_head: 2 }).eval();
+    const ids = om.zeros([2, 5], { dtype: 'int64' });
+    let bytes;
+    try {
+      const traced = om.trace(model, { input_ids: [ids, ['batch', 'seq']] }, { outputNames: ['logits'] });
+      bytes = traced.toOnnx();
+      traced.dispose();
+    } finally {
+      ids.dispose();
+      for (const t of [...model.parameters(), ...model.buffers()]) t.dispose();
+    }
+    const g = readGraph(bytes), groups = groupByModule(g);
+    const logits = g.nodes.findIndex((n) => n.outputs.includes('logits'));
+    assert.equal(g.nodes[logits].opType, 'MatMul');
+    assert.equal(groups.module[logits], 'lm_head', 'the head\'s MatMul');
+    const [transpose] = g.nodes.map((n, i) => i).filter((i) => g.nodes[logits].inputs.includes(g.nodes[i].outputs[0]) && g.nodes[i].opType === 'Transpose');
+    assert.equal(groups.module[transpose], 'lm_head', 'the tied weight\'s Transpose');
+    assert.ok(groups.blocks.has('lm_head'), 'one block');
+    const top = g.nodes.filter((_, i) => groups.module[i] === '').map((n) => n.opType);
+    assert.deepEqual(top, [], `nothing at the top: ${top}`);
   });
 
   test('a small graph opens whole; the layout labels every edge with its shape and frames the expanded blocks', () => withZoo('resnet', (traced) => {

@@ -134,6 +134,16 @@ export function groupByModule(graph) {
   const names = readNames(graph);
   const own = graph.nodes.map((node, i) => node.inputs.map((v, slot) => names.get(`${i}:${slot}`) ?? (readers.get(v) === 1 ? v : null))
     .filter((v) => v !== null).map(moduleOfName).filter((m) => m !== null).reduce(common, null) ?? moduleOfNodeName(node.name));
+  // a weight read through a node that reads weights alone and feeds this node alone (the
+  // Transpose of an LM head's weight tied to the token embedding) is read by this node too: the
+  // MatMul it feeds is the head's, not a box at the top beside it
+  const constant = (v) => v === '' || inits.has(v) || Object.hasOwn(graph.constants ?? {}, v);
+  const weightOnly = graph.nodes.map((node) => node.inputs.some((v) => inits.has(v)) && node.inputs.every(constant));
+  for (let i = 0; i < n; i++) {
+    if (own[i] != null) continue;
+    const via = feeds[i].filter((j) => weightOnly[j] && own[j] != null && fedTo[j].length === 1 && !graph.nodes[j].outputs.some((v) => outputs.has(v)));
+    if (via.length) own[i] = via.map((j) => own[j]).reduce(common, null);
+  }
   const up = new Array(n).fill(null), module = new Array(n).fill('');
   for (let i = 0; i < n; i++) up[i] = own[i] ?? feeds[i].map((j) => up[j]).reduce(common, null);
   for (let i = n - 1; i >= 0; i--) module[i] = own[i] ?? common(up[i], fedTo[i].map((j) => module[j]).reduce(common, null)) ?? '';
