@@ -34,3 +34,12 @@ test('every repository path the docs write as code is a file or folder of the ch
   assert.ok(named.length > 100, `${named.length} paths`);
   for (const [doc, line, m] of named) assert.ok(existsSync(join(ROOT, m[1].replace(/\.$/, ''))), `${doc}:${line}: ${m[1]} is not in the repository`);
 });
+
+test('the ports\' READMEs list every port file (the README sends the reader there: "its README lists them")', () => {
+  for (const dir of ['transformers', 'torchvision']) {
+    const readme = readFileSync(join(ROOT, 'examples', dir, 'README.md'), 'utf8');
+    const files = readdirSync(join(ROOT, 'examples', dir)).filter((f) => f.endsWith('.mjs'));
+    assert.ok(files.length > 15, `${dir}: ${files.length} files`);
+    for (const f of files) assert.ok(readme.includes(`\`${f}\``), `examples/${dir}/README.md does not list ${f}`);
+  }
+});
