@@ -555,6 +555,34 @@ describe('the demo page\'s graph view in Chromium', () => {
     await page.click('#error .close');
   });
 
+  test('an .onnx opened without its weights\' bytes runs from the whole file read then; a file changed on disk since it was opened is an OmError naming it', async () => {
+    // w: 4 kB of float32, left unread at open
+    const w = Array.from({ length: 1024 }, (_, i) => i / 8);
+    const file = (scale) => onnxBytes({ inputs: [{ name: 'x', dims: ['n', 1024] }], inits: [{ name: 'w', dtype: 'float32', dims: [1024], values: w.map((v) => v * scale) }],
+      nodes: [{ op: 'Add', inputs: ['x', 'w'], outputs: ['y'] }], outputs: ['y'] });
+    const path = join(dir, 'weights.onnx');
+    writeFileSync(path, file(1));
+    await page.setInputFiles('#open-file', path);
+    await idle();
+    await page.click('[data-tab=run]');
+    await page.click('#run-file');
+    await idle();
+    assert.equal(await page.isHidden('#error'), true, await page.textContent('#error'));
+    const values = (await page.textContent('#run-results tr[data-output=y] .values')).split(', ').slice(0, 3).map(Number);
+    const { inputs } = readGraph(file(1)), x = feedsFor(inputs, defaultSizes(inputs)).x.data;
+    assert.deepEqual(values, [0, 1, 2].map((k) => Number(Math.fround(x[k] + w[k]).toPrecision(4))), 'x + w, w read from the file at the run');
+    // opened again, then changed on disk before its first run: the browser will not read it
+    await page.setInputFiles('#open-file', path);
+    await idle();
+    writeFileSync(path, file(2));
+    await page.click('[data-tab=run]');
+    await page.click('#run-file');
+    await idle();
+    assert.equal(await page.textContent('#error .kind'), 'InvalidArgument');
+    assert.match(await page.textContent('#error .message'), /^run: cannot read weights\.onnx again \(NotReadableError: .*\); it may have changed since it was opened: open it again$/);
+    await page.click('#error .close');
+  });
+
   test('no errors in the page or its console', () => {
     assert.deepEqual(pageErrors, []);
   });
