@@ -1,23 +1,25 @@
 // Opening a large .onnx as the demo page does (web-demo/src/worker.js's open job, step by step in
 // Node): a full-size ResNet-50 (torchvision's architecture, examples/torchvision/resnet.mjs, 100 MB
 // of weights) traced with symbolic batch, height and width, written to a temporary file, then
-// read (graphfile.js), bound by the Session on the whole file (the page before it left the
-// weights out) and on withoutWeights' file (the page now), its shapes inferred and named
-// (shapes.js), grouped and laid out. Wall time and this process's CPU time per step (a shared
+// opened as a Blob (fs.openAsBlob, a File's twin) both ways: read whole and its graph read
+// (graphfile.js's readGraph, the page before), and read in pieces (openGraph: its structure
+// without the weights' bytes, the page now); bound by the Session on the whole file and on
+// withoutWeights' file, its shapes inferred and named (shapes.js), grouped and laid out. Wall time and this process's CPU time per step (a shared
 // machine's wall time is mostly waiting). The Chromium figure is the page's own, from
 // tests/js/web-demo-view.test.mjs ("opened and drawn in ... ms").
 //
 //   npm run bench:open            (node tools/bench_open.mjs [FILE.onnx]: another file instead)
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, openAsBlob, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as om from 'onemodel';
 import { resnet50 } from '../examples/torchvision/resnet.mjs';
-import { readGraph, withoutWeights } from '../web-demo/src/graphfile.js';
+import { blobSource, openGraph, readGraph, withoutWeights } from '../web-demo/src/graphfile.js';
 import { defaultSizes } from '../web-demo/src/feeds.js';
 import { inferredShapes, withInferred } from '../web-demo/src/shapes.js';
 import { autoExpand, groupByModule } from '../web-demo/src/groups.js';
 import { layoutGraph } from '../web-demo/src/layout.js';
+import { isDeepStrictEqual } from 'node:util';
 
 await om.ready({ threads: false });   // the steps one at a time, as the page's worker runs them
 
@@ -42,9 +44,12 @@ try {
     x.dispose();
     for (const t of [...model.parameters(), ...model.buffers()]) t.dispose();
   }
-  const bytes = new Uint8Array(readFileSync(path));
-  console.log(`${path}: ${bytes.length} bytes\n\n| step | wall ms | CPU ms |\n| --- | ---: | ---: |`);
-  const graph = await step('read the graph (graphfile.js)', () => readGraph(bytes));
+  const file = await openAsBlob(path);
+  console.log(`${path}: ${file.size} bytes\n\n| step | wall ms | CPU ms |\n| --- | ---: | ---: |`);
+  const bytes = await step('read the file whole (Blob.arrayBuffer)', async () => new Uint8Array(await file.arrayBuffer()));
+  const graph = await step('read the graph (readGraph)', () => readGraph(bytes));
+  const opened = await step('open it in pieces (openGraph: the graph, withoutWeights)', () => openGraph(blobSource(file)));
+  console.log(`|   (${opened.reads} pieces, ${opened.bytesRead} bytes read; the same graph: ${isDeepStrictEqual(opened.graph, graph)}) | | |`);
   const sizes = defaultSizes(graph.inputs);
   /** The Session on these bytes, its shapes inferred (shapes.js), disposed after: the values. */
   const infer = async (what, b) => {
@@ -61,7 +66,8 @@ try {
     }
   };
   const whole = await infer('the whole file', bytes);
-  const light = await step('withoutWeights', () => withoutWeights(bytes, graph));
+  const light = await step('withoutWeights (of the whole file)', () => withoutWeights(bytes, graph));
+  if (!isDeepStrictEqual(light, opened.light)) console.log('| (openGraph\'s weightless bytes differ from these) | | |');
   const values = await infer(`the file without weights (${light.length} bytes)`, light);
   const differ = Object.keys(whole).filter((k) => JSON.stringify(whole[k]) !== JSON.stringify(values[k]));
   const shown = withInferred(graph, values), groups = groupByModule(shown);

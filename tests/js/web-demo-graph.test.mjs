@@ -9,6 +9,9 @@ import { before, describe, test } from 'node:test';
 import * as om from 'onemodel';
 import * as wf from '../../examples/lib/workflow.mjs';
 import { Block, GPT } from '../../examples/zoo/gpt.mjs';
+import { BasicBlock, Bottleneck } from '../../examples/torchvision/resnet.mjs';
+import { narrowResNet } from './narrow-resnet.mjs';
+import { GPT2LMHeadModel } from '../../examples/transformers/gpt2.mjs';
 import { readGraph } from '../../web-demo/src/graphfile.js';
 import { OPEN_BOXES, autoExpand, boxCount, groupByModule, moduleOfName, moduleOfNodeName, visibleId } from '../../web-demo/src/groups.js';
 import { layoutGraph } from '../../web-demo/src/layout.js';
@@ -512,6 +515,65 @@ describe('groups: blocks by module', () => {
       for (const id of new Set(ids)) visit(id);
     }
   }));
+
+  test('torchvision\'s blocks end in relu(out + identity): the sum and its ReLU are the block\'s, so blocks and stages feed one another directly; a ReLU between two Linears stays a box', async () => {
+    for (const [block, layers] of [[Bottleneck, [3, 4, 6, 3]], [BasicBlock, [2, 2, 2, 2]]]) {
+      const model = new (narrowResNet(16))(block, layers, { numClasses: 10 }).eval();
+      const x = om.zeros([2, 3, 32, 32]);
+      let bytes;
+      try {
+        const traced = om.trace(model, { x: [x, ['batch', null, 'h', 'w']] });
+        bytes = traced.toOnnx();
+        traced.dispose();
+      } finally {
+        x.dispose();
+        for (const t of [...model.parameters(), ...model.buffers()]) t.dispose();
+      }
+      const g = readGraph(bytes), groups = groupByModule(g);
+      const what = `${block.name} ${layers}`;
+      const blocks = layers.flatMap((n, s) => Array.from({ length: n }, (_, k) => `layer${s + 1}.${k}`));
+      // every node but the stem's and the head's is a block's; every sum and its ReLU the block's own
+      const outside = g.nodes.filter((_, i) => !blocks.some((b) => groups.module[i].startsWith(b))).map((n) => n.opType);
+      assert.deepEqual(outside, ['Conv', 'BatchNormalization', 'Relu', 'MaxPool', 'GlobalAveragePool', 'Reshape', 'Gemm'], what);
+      const producer = new Map();
+      g.nodes.forEach((n, i) => n.outputs.forEach((v) => producer.set(v, i)));
+      for (const [open, chain] of [[new Set(), ['layer1', 'layer2', 'layer3', 'layer4']], [autoExpand(groups), blocks]]) {
+        const ids = g.nodes.map((_, i) => visibleId(groups, i, open));
+        for (let k = 1; k < chain.length; k++) {
+          const into = new Set(g.nodes.flatMap((n, i) => (ids[i] === `group:${chain[k]}` ? n.inputs : [])).filter((v) => producer.has(v))
+            .map((v) => ids[producer.get(v)]).filter((id) => id !== `group:${chain[k]}`));
+          assert.deepEqual([...into], [`group:${chain[k - 1]}`], `${what}: what feeds ${chain[k]} with [${[...open]}] open`);
+        }
+      }
+    }
+    await withZoo('mlp', (traced) => {
+      const g = readGraph(traced.toOnnx()), groups = groupByModule(g);
+      assert.deepEqual(g.nodes.map((n, i) => [n.opType, groups.module[i]]), [['Gemm', 'fc1'], ['Relu', ''], ['Gemm', 'fc2'], ['Relu', ''], ['Gemm', 'fc3']]);
+    });
+  });
+
+  test('a weight read through a node that reads weights alone: the tied LM head\'s Transpose and the MatMul it feeds are lm_head\'s, the position table\'s Slice wpe\'s', () => {
+    const model = new GPT2LMHeadModel({ vocab_size: 50, n_positions: 32, n_embd: 16, n_layer: 2, n_head: 2 }).eval();
+    const ids = om.zeros([2, 5], { dtype: 'int64' });
+    let bytes;
+    try {
+      const traced = om.trace(model, { input_ids: [ids, ['batch', 'seq']] }, { outputNames: ['logits'] });
+      bytes = traced.toOnnx();
+      traced.dispose();
+    } finally {
+      ids.dispose();
+      for (const t of [...model.parameters(), ...model.buffers()]) t.dispose();
+    }
+    const g = readGraph(bytes), groups = groupByModule(g);
+    const logits = g.nodes.findIndex((n) => n.outputs.includes('logits'));
+    assert.equal(g.nodes[logits].opType, 'MatMul');
+    assert.equal(groups.module[logits], 'lm_head', 'the head\'s MatMul');
+    const [transpose] = g.nodes.map((n, i) => i).filter((i) => g.nodes[logits].inputs.includes(g.nodes[i].outputs[0]) && g.nodes[i].opType === 'Transpose');
+    assert.equal(groups.module[transpose], 'lm_head', 'the tied weight\'s Transpose');
+    assert.ok(groups.blocks.has('lm_head'), 'one block');
+    const top = g.nodes.filter((_, i) => groups.module[i] === '').map((n) => n.opType);
+    assert.deepEqual(top, [], `nothing at the top: ${top}`);
+  });
 
   test('a small graph opens whole; the layout labels every edge with its shape and frames the expanded blocks', () => withZoo('resnet', (traced) => {
     const g = readGraph(traced.save());

@@ -285,7 +285,7 @@ describe('the demo page\'s graph view in Chromium', () => {
   });
 
   let files;
-  test('a ResNet-50 (torchvision\'s port: bottlenecks [3, 4, 6, 3], narrowed) dropped on the page opens readable: its four stages as blocks, a stage expands into its bottlenecks', async () => {
+  test('a ResNet-50 (torchvision\'s port: bottlenecks [3, 4, 6, 3], narrowed) dropped on the page opens readable: its 16 bottlenecks in four stages, no box between two of them (each ReLU after a residual sum is its bottleneck\'s); a stage collapses and expands', async () => {
     const model = new (narrowResNet(16))(Bottleneck, [3, 4, 6, 3], { numClasses: 10 }).eval();
     const x = om.zeros([2, 3, 32, 32]);
     const traced = om.trace(model, { x: [x, ['batch', null, 'height', 'width']] });
@@ -300,7 +300,15 @@ describe('the demo page\'s graph view in Chromium', () => {
     const g = await dropOpensReadable('resnet50.onnx', onnx);
     assert.ok(g.nodes.length > 120, `ResNet-50 has ${g.nodes.length} nodes`);
     const shown = async () => page.$$eval('#graph g.node.group', (gs) => gs.map((e) => e.dataset.path));
-    for (const stage of ['layer1', 'layer2', 'layer3', 'layer4']) assert.ok((await shown()).includes(stage), `${stage}: ${(await shown()).join()}`);
+    const bottlenecks = [3, 4, 6, 3].flatMap((n, s) => Array.from({ length: n }, (_, k) => `layer${s + 1}.${k}`));
+    assert.deepEqual((await shown()).sort(), [...bottlenecks].sort());
+    assert.deepEqual(await page.$$eval('#graph g.frame', (fs) => fs.map((e) => e.dataset.path)), ['layer1', 'layer2', 'layer3', 'layer4']);
+    // what is drawn as a box of its own: the stem (conv1, bn1, relu, maxpool) and the head (pool, flatten, fc), nothing between the blocks
+    assert.deepEqual(await page.$$eval('#graph g.node.op', (gs) => gs.map((e) => e.dataset.op)),
+      ['Conv', 'BatchNormalization', 'Relu', 'MaxPool', 'GlobalAveragePool', 'Reshape', 'Gemm']);
+    await page.evaluate(() => window.onemodelPage.graph.collapse('layer3'));   // (as a click on its frame's label does: it is below the panel's edge)
+    await idle();
+    assert.ok((await shown()).includes('layer3') && !(await shown()).includes('layer3.0'), `layer3 collapsed: ${(await shown()).join()}`);
     await page.fill('#graph-search', 'layer3');
     await page.press('#graph-search', 'Enter');
     await idle();
@@ -312,7 +320,7 @@ describe('the demo page\'s graph view in Chromium', () => {
     assert.ok((await view()).k >= READABLE, 'still legible with a stage open');
   });
 
-  test('a full-size ResNet-50 .onnx (100 MB of weights, made here) opened from the file picker: drawn, its stages as blocks, every edge\'s shape named, no \'?\'', async (t) => {
+  test('a full-size ResNet-50 .onnx (100 MB of weights, made here) opened from the file picker: drawn, its stages open on their bottlenecks, every edge\'s shape named, no \'?\'', async (t) => {
     // made at test time, never committed: torchvision's architecture at full width, traced with
     // symbolic batch, height and width (the strided convs' dims are floor((height+1)/2), ...)
     const path = join(dir, 'resnet50-full.onnx');
@@ -339,8 +347,9 @@ describe('the demo page\'s graph view in Chromium', () => {
     t.diagnostic(`opened and drawn in ${Date.now() - started} ms`);
     assert.equal(await page.textContent('#graph-info'), `resnet50-full.onnx · ${g.nodes.length} nodes · ${g.initializers.length} initializers`);
     assert.match(await page.textContent('#status'), /^Opened resnet50-full\.onnx: \d+ nodes; every shape from the Session \(bound at batch = 1, height = 1, width = 1, then each symbol moved\)/);
-    const stages = await page.$$eval('#graph g.node.group', (gs) => gs.map((e) => e.dataset.path));
-    for (const stage of ['layer1', 'layer2', 'layer3', 'layer4']) assert.ok(stages.includes(stage), `${stage}: ${stages.join()}`);
+    const stages = await page.$$eval('#graph g.frame', (gs) => gs.map((e) => e.dataset.path));
+    assert.deepEqual(stages, ['layer1', 'layer2', 'layer3', 'layer4'], 'its stages, open on their bottlenecks');
+    assert.equal(await page.locator('#graph g.node.group').count(), 16);
     const labels = await page.$$eval('#graph text.edge-label', (ts) => ts.map((e) => e.textContent));
     assert.ok(labels.length >= 5 && labels.every((l) => !l.includes('?')), labels.join(' | '));
     assert.ok(labels.some((l) => l.includes('floor((height+3)/4)')), `layer1's output at a quarter of the height: ${labels.join(' | ')}`);
@@ -543,6 +552,34 @@ describe('the demo page\'s graph view in Chromium', () => {
     await idle();
     assert.equal(await page.textContent('#error .kind'), 'Format');
     assert.match(await page.textContent('#error .message'), /^open: the file is damaged or not a model \(/);
+    await page.click('#error .close');
+  });
+
+  test('an .onnx opened without its weights\' bytes runs from the whole file read then; a file changed on disk since it was opened is an OmError naming it', async () => {
+    // w: 4 kB of float32, left unread at open
+    const w = Array.from({ length: 1024 }, (_, i) => i / 8);
+    const file = (scale) => onnxBytes({ inputs: [{ name: 'x', dims: ['n', 1024] }], inits: [{ name: 'w', dtype: 'float32', dims: [1024], values: w.map((v) => v * scale) }],
+      nodes: [{ op: 'Add', inputs: ['x', 'w'], outputs: ['y'] }], outputs: ['y'] });
+    const path = join(dir, 'weights.onnx');
+    writeFileSync(path, file(1));
+    await page.setInputFiles('#open-file', path);
+    await idle();
+    await page.click('[data-tab=run]');
+    await page.click('#run-file');
+    await idle();
+    assert.equal(await page.isHidden('#error'), true, await page.textContent('#error'));
+    const values = (await page.textContent('#run-results tr[data-output=y] .values')).split(', ').slice(0, 3).map(Number);
+    const { inputs } = readGraph(file(1)), x = feedsFor(inputs, defaultSizes(inputs)).x.data;
+    assert.deepEqual(values, [0, 1, 2].map((k) => Number(Math.fround(x[k] + w[k]).toPrecision(4))), 'x + w, w read from the file at the run');
+    // opened again, then changed on disk before its first run: the browser will not read it
+    await page.setInputFiles('#open-file', path);
+    await idle();
+    writeFileSync(path, file(2));
+    await page.click('[data-tab=run]');
+    await page.click('#run-file');
+    await idle();
+    assert.equal(await page.textContent('#error .kind'), 'InvalidArgument');
+    assert.match(await page.textContent('#error .message'), /^run: cannot read weights\.onnx again \(NotReadableError: .*\); it may have changed since it was opened: open it again$/);
     await page.click('#error .close');
   });
 

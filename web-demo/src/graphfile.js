@@ -39,16 +39,27 @@ function damaged(what) {
 
 // ---- protobuf's wire format ---------------------------------------------------------------------
 
-/** Reads the fields of the message in bytes[start, end): fn(field, wireType, reader) per field. */
+/**
+ * Reads the fields of the message in bytes[start, end): fn(field, wireType, reader) per field.
+ * A field read as another wire type than its own is Format (as protobuf-c refuses it), not read
+ * across the fields after it.
+ */
 class Pb {
   constructor(bytes, start = 0, end = bytes.length) {
     this.b = bytes;
     this.at = start;
     this.end = end;
+    this.wire = null;   // the wire type of the field each() is at; null: a bare value (a packed list's)
+  }
+
+  /** Throws Format unless the field being read is of wire type w. */
+  as(w) {
+    if (this.wire !== null && this.wire !== w) throw damaged(`a field of wire type ${this.wire} read as wire type ${w}`);
   }
 
   /** A varint as a BigInt (int64 fields: a negative value is ten bytes). */
   big() {
+    this.as(0);
     let v = 0n, shift = 0n;
     for (;;) {
       if (this.at >= this.end || shift > 63n) throw damaged('a varint runs past its message');
@@ -68,6 +79,8 @@ class Pb {
 
   /** A length-delimited field's bounds, checked against the message's. */
   span() {
+    this.as(2);
+    this.wire = null;   // its length is a bare varint
     const n = this.num();
     if (n > this.end - this.at) throw damaged('a field runs past its message');
     const start = this.at;
@@ -79,6 +92,7 @@ class Pb {
   str() { const [s, e] = this.span(); return utf8.decode(this.b.subarray(s, e)); }
 
   f32() {
+    this.as(5);
     if (this.end - this.at < 4) throw damaged('a float runs past its message');
     const v = new DataView(this.b.buffer, this.b.byteOffset + this.at, 4).getFloat32(0, true);
     this.at += 4;
@@ -86,20 +100,25 @@ class Pb {
   }
 
   skip(wire) {
+    this.wire = wire;
     if (wire === 0) this.big();
     else if (wire === 1) this.at += 8;
     else if (wire === 2) this.span();
     else if (wire === 5) this.at += 4;
     else throw damaged(`wire type ${wire}`);
     if (this.at > this.end) throw damaged('a field runs past its message');
+    this.wire = null;
   }
 
   /** Calls fn(field, wire) for each field; fn reads the value or returns false to skip it. */
   each(fn) {
     while (this.at < this.end) {
+      this.wire = null;
       const tag = this.num(), field = Math.floor(tag / 8), wire = tag & 7;
+      this.wire = wire;
       if (fn(field, wire) === false) this.skip(wire);
     }
+    this.wire = null;
   }
 
   /** A repeated scalar field, packed (wire 2) or one value (read). */
@@ -508,7 +527,7 @@ const text = (s) => new TextEncoder().encode(s);
  * the weight, which a ConstantOfShape would fill at every plan.) An .om, or an .onnx with no such initializer, is returned as it
  * is. `graph` is readGraph(bytes), whose names the new values' avoid.
  */
-export function withoutWeights(bytes, graph) {
+export function withoutWeights(bytes, graph, left = new Map()) {
   if (graph.format !== 'onnx') return bytes;
   const names = new Set([...graph.inputs, ...graph.outputs, ...graph.initializers].map((v) => v.name));
   for (const n of graph.nodes) for (const v of [...n.inputs, ...n.outputs]) names.add(v);
@@ -529,7 +548,7 @@ export function withoutWeights(bytes, graph) {
     let zero = null;   // the float32 scalar every weight is expanded from
     for (const gf of all) {
       const t = gf.f === 5 && gf.w === 2 ? initializerHead(gf.sub()) : null;
-      if (!t || t.dtype !== 1 || t.raw < LARGE || inputs.has(t.name)) {
+      if (!t || t.dtype !== 1 || (t.raw < LARGE && !left.has(t.name)) || inputs.has(t.name)) {
         kept.push(gf.bytes);
         continue;
       }
@@ -578,9 +597,237 @@ function initializerHead(tensor) {
 }
 
 const MAGIC = 'ONEMODEL';
+const isOm = (bytes) => bytes.length >= 8 && utf8.decode(bytes.subarray(0, 8)) === MAGIC;
 
 /** The graph of an .onnx or an .om (see the top of this file). bytes: a Uint8Array. */
 export function readGraph(bytes) {
-  const isOm = bytes.length >= 8 && utf8.decode(bytes.subarray(0, 8)) === MAGIC;
-  return isOm ? readOm(bytes) : readOnnx(bytes);
+  return isOm(bytes) ? readOm(bytes) : readOnnx(bytes);
+}
+
+// ---- an .onnx read in pieces: its structure, not its weights' bytes -----------------------------
+//
+// Reading a 100 MB File into memory was the largest step of opening it, and the view reads none
+// of the weights. So the walk below reads the file a piece at a time (Blob.slice) along protobuf's
+// framing, down the one path where the weights are (ModelProto.graph -> GraphProto.initializer ->
+// TensorProto.raw_data), and makes a skeleton: the file with the raw data of each large float32
+// initializer left out (the lengths of the messages around it rewritten), every other field as it
+// was. readGraph reads the skeleton as it reads the file (the initializers' names, dtypes and dims
+// are all there); withoutWeights makes the Session's weightless copy from it; the whole file is
+// read only to run it. Whether a raw_data is left out is known only at its graph's end (a
+// TensorProto's data_type, a graph's inputs may come after it): until then it is a hole, read
+// after all when it is kept. Any framing the walk does not take, it leaves to readGraph on the
+// whole file (openGraph below), so a damaged file is refused with the same error as before.
+
+const PIECE = 1 << 12;        // bytes read at first after a jump (an initializer's head is ~100 bytes)
+const MAX_PIECE = 1 << 22;    // the largest piece: a long run of nodes reads in a few
+
+/** A Blob's (a File's) bytes on demand: { size, read(start, end) -> Promise<Uint8Array> }. */
+export function blobSource(blob) {
+  return { size: blob.size, read: async (start, end) => new Uint8Array(await blob.slice(start, end).arrayBuffer()) };
+}
+
+/** The same over bytes in memory (tests, the fuzzer). */
+export function bytesSource(bytes) {
+  return { size: bytes.length, read: async (start, end) => bytes.subarray(start, end) };
+}
+
+/** A position in a source, with the piece last read around it; counts what it reads. */
+class Walk {
+  constructor(source, piece) {
+    this.src = source;
+    this.first = piece;
+    this.at = 0;
+    this.from = 0;                      // the piece's first byte in the file
+    this.piece = new Uint8Array(0);
+    this.size = piece;                  // the next piece's size: doubles while reads follow on, resets at a jump
+    this.reads = 0;
+    this.bytesRead = 0;
+  }
+
+  async read(start, end) {
+    this.reads++;
+    this.bytesRead += end - start;
+    const b = await this.src.read(start, end);
+    if (b.length !== end - start) throw damaged('the file changed while it was read');
+    return b;
+  }
+
+  /** Makes [at, at + n) readable in the piece, n cut at end. */
+  async need(n, end) {
+    const to = Math.min(this.at + n, end);
+    if (this.at >= this.from && to <= this.from + this.piece.length) return;
+    const follows = this.at === this.from + this.piece.length;
+    this.size = follows ? Math.min(this.size * 2, MAX_PIECE) : this.first;
+    this.from = this.at;
+    this.piece = await this.read(this.at, Math.max(to, Math.min(this.src.size, this.at + this.size)));
+  }
+
+  /** A varint as a BigInt, within end (past it: Format, which readGraph will name). */
+  async varint(end) {
+    await this.need(10, end);
+    let v = 0n, shift = 0n;
+    for (;;) {
+      if (this.at >= end || shift > 63n) throw damaged('a varint runs past its message');
+      const byte = this.piece[this.at++ - this.from];
+      v |= BigInt(byte & 0x7f) << shift;
+      if (!(byte & 0x80)) return BigInt.asIntN(64, v);
+      shift += 7n;
+    }
+  }
+
+  /** A length or a tag: a safe integer. */
+  async num(end) {
+    const v = await this.varint(end);
+    if (v < 0n || v > BigInt(Number.MAX_SAFE_INTEGER)) throw damaged('a size out of range');
+    return Number(v);
+  }
+
+  /** The bytes [start, end) of the file, from the piece when it holds them. */
+  async bytes(start, end) {
+    if (start >= this.from && end <= this.from + this.piece.length) return this.piece.subarray(start - this.from, end - this.from);
+    return this.read(start, end);
+  }
+
+  /** Moves past a field's value of wire type w (its tag read), within end. */
+  async skip(w, end) {
+    const n = w === 0 ? null : w === 1 ? 8 : w === 5 ? 4 : w === 2 ? await this.num(end) : -1;
+    if (n === null) return void (await this.varint(end));
+    if (n < 0) throw damaged(`wire type ${w}`);
+    if (n > end - this.at) throw damaged('a field runs past its message');
+    this.at += n;
+  }
+}
+
+/**
+ * Walks the message in [walk.at, end): per field, visit(f, w, start (its tag's offset)) either
+ * reads the field (to its end) and returns a part, or returns undefined for the field to be
+ * copied as it is. The parts, in order: byte arrays, and what visit returned.
+ */
+async function walkMessage(walk, end, visit) {
+  const parts = [];
+  while (walk.at < end) {
+    const start = walk.at, tag = await walk.num(end), f = Math.floor(tag / 8), w = tag & 7;
+    const part = await visit(f, w, start);
+    if (part !== undefined) {
+      parts.push(part);
+      continue;
+    }
+    await walk.skip(w, end);
+    const bytes = await walk.bytes(start, walk.at), last = parts.at(-1);
+    // a run of copied fields is one part (a node's fields, a graph's nodes)
+    if (last?.copied && last.end === start) last.chunks.push(bytes), last.end = walk.at;
+    else parts.push({ copied: true, chunks: [bytes], end: walk.at });
+  }
+  return parts;
+}
+
+/** A submessage field (its tag read at start, wire 2): its tag bytes and [value start, end). */
+async function submessage(walk, end, start) {
+  const tagEnd = walk.at, n = await walk.num(end);
+  if (n > end - walk.at) throw damaged('a field runs past its message');
+  return { tag: await walk.bytes(start, tagEnd), end: walk.at + n };
+}
+
+/**
+ * An initializer's TensorProto: { parts, name, dtype, holes (its raw_data fields of `large` bytes
+ * or more: { head (their tag and length), start, length, chunks (null while unread) }) }.
+ */
+async function walkTensor(walk, end, large) {
+  const holes = [];
+  const parts = await walkMessage(walk, end, async (f, w, start) => {
+    if (f !== 9 || w !== 2) return undefined;
+    const length = await walk.num(end);
+    if (length > end - walk.at) throw damaged('a field runs past its message');
+    const hole = { head: await walk.bytes(start, walk.at), start: walk.at, length, chunks: null };
+    walk.at += length;
+    if (length >= large) return holes.push(hole), hole;
+    return { chunks: [hole.head, await walk.bytes(hole.start, walk.at)] };
+  });
+  // its name and data type as readGraph reads them (the last of each), from the fields kept
+  const { name, dtype } = initializerHead(new Pb(concat(partBytes(parts))));
+  return { parts, name, dtype, holes };
+}
+
+/** A GraphProto: { parts (its initializers walkTensor's), tensors, inputs (their names) }. */
+async function walkGraph(walk, end, large) {
+  const g = { tensors: [], inputs: new Set() };
+  g.parts = await walkMessage(walk, end, async (f, w, start) => {
+    if (w !== 2 || (f !== 5 && f !== 11)) return undefined;
+    const { tag, end: e } = await submessage(walk, end, start);
+    if (f === 5) {
+      const t = await walkTensor(walk, e, large);
+      g.tensors.push(t);
+      return { tag, message: t };
+    }
+    const field = await walk.bytes(start, e);
+    g.inputs.add(onnxValueInfo(new Pb(field, field.length - (e - walk.at))).name);
+    walk.at = e;
+    return { chunks: [field] };
+  });
+  return g;
+}
+
+/** The bytes of parts (walkMessage's), each submessage's length written anew. */
+function partBytes(parts) {
+  const out = [];
+  for (const p of parts) {
+    if (p.message) {
+      const inner = concat(partBytes(p.message.parts));
+      out.push(p.tag, varintBytes(inner.length), inner);
+    } else if (p.head) {
+      if (p.chunks) out.push(p.head, ...p.chunks);   // a hole kept: filled
+    } else out.push(...p.chunks);
+  }
+  return out;
+}
+
+/**
+ * The skeleton of the .onnx in source (see above): { bytes, left (Map: the name of each
+ * initializer whose raw data was left out -> where it is in the file, [{ start, length }]), reads,
+ * bytesRead }. `large`: raw_data of
+ * fewer bytes is kept (the fuzzer leaves out small ones too); `piece`: the bytes read at first after
+ * a jump.
+ */
+export async function scanOnnx(source, { large = LARGE, piece = PIECE } = {}) {
+  const walk = new Walk(source, piece), graphs = [];
+  const parts = await walkMessage(walk, source.size, async (f, w, start) => {
+    if (f !== 7 || w !== 2) return undefined;
+    const { tag, end } = await submessage(walk, source.size, start);
+    const g = await walkGraph(walk, end, large);
+    graphs.push(g);
+    return { tag, message: g };
+  });
+  const left = new Map();
+  for (const g of graphs) {
+    for (const t of g.tensors) {
+      if (!t.holes.length) continue;
+      // what withoutWeights replaces (float32, not a graph input) stays out; the rest is read now
+      if (t.dtype === 1 && !g.inputs.has(t.name)) left.set(t.name, t.holes.map(({ start, length }) => ({ start, length })));
+      else for (const h of t.holes) h.chunks = [await walk.read(h.start, h.start + h.length)];
+    }
+  }
+  return { bytes: concat(partBytes(parts)), left, reads: walk.reads, bytesRead: walk.bytesRead };
+}
+
+/**
+ * Opens a model file to view it: { graph (readGraph's), light (the bytes the Session binds to
+ * infer its shapes: withoutWeights'), bytes (the whole file; null while its weights are unread:
+ * read the source to run it), whole (whether it was read whole), reads, bytesRead }. source:
+ * blobSource(file) or bytesSource(bytes); large as scanOnnx's; piece: the bytes read at first.
+ * An .onnx is read in pieces (scanOnnx); an .om, or an .onnx the walk cannot take (damaged: the
+ * error is then readGraph's on the whole file, as it was), is read whole.
+ */
+export async function openGraph(source, { large = LARGE, piece = PIECE } = {}) {
+  const head = await source.read(0, Math.min(8, source.size));
+  if (!isOm(head)) {
+    try {
+      const { bytes, left, reads, bytesRead } = await scanOnnx(source, { large, piece });
+      const graph = readGraph(bytes);
+      return { graph, light: withoutWeights(bytes, graph, left), bytes: left.size ? null : bytes, whole: false, reads, bytesRead };
+    } catch (e) {
+      if (!(e instanceof OmError)) throw e;
+    }
+  }
+  const bytes = await source.read(0, source.size), graph = readGraph(bytes);
+  return { graph, light: withoutWeights(bytes, graph), bytes, whole: true, reads: 1, bytesRead: bytes.length };
 }

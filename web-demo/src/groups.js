@@ -17,6 +17,9 @@
 //   visibleId(groups, i, expanded)           // 'op:i', or 'group:<path>' of the collapsed block showing it
 //   autoExpand(groups)                       // the expanded set a graph opens with
 const SEP = '.';
+/** Ops that apply an activation to one value (Clip: ReLU6's). */
+const ACTIVATIONS = new Set(['Relu', 'LeakyRelu', 'PRelu', 'Gelu', 'Sigmoid', 'HardSigmoid', 'HardSwish', 'Tanh', 'Elu', 'Selu', 'Celu',
+  'Mish', 'Softplus', 'Softsign', 'ThresholdedRelu', 'Clip']);
 /** A graph opens with its blocks expanded while it draws no more boxes than this. */
 export const OPEN_BOXES = 30;
 
@@ -120,6 +123,7 @@ export function groupByModule(graph) {
   graph.nodes.forEach((node, i) => node.outputs.forEach((v) => producer.set(v, i)));
   const feeds = graph.nodes.map((node) => [...new Set(node.inputs.filter((v) => producer.has(v)).map((v) => producer.get(v)))]);
   const fedTo = Array.from({ length: n }, () => []);
+  const outputs = new Set(graph.outputs.map((v) => v.name));
   feeds.forEach((from, i) => from.forEach((j) => fedTo[j].push(i)));
 
   // weights first, then what feeds a node (in execution order) and what it feeds (backwards); a
@@ -130,6 +134,16 @@ export function groupByModule(graph) {
   const names = readNames(graph);
   const own = graph.nodes.map((node, i) => node.inputs.map((v, slot) => names.get(`${i}:${slot}`) ?? (readers.get(v) === 1 ? v : null))
     .filter((v) => v !== null).map(moduleOfName).filter((m) => m !== null).reduce(common, null) ?? moduleOfNodeName(node.name));
+  // a weight read through a node that reads weights alone and feeds this node alone (the
+  // Transpose of an LM head's weight tied to the token embedding) is read by this node too: the
+  // MatMul it feeds is the head's, not a box at the top beside it
+  const constant = (v) => v === '' || inits.has(v) || Object.hasOwn(graph.constants ?? {}, v);
+  const weightOnly = graph.nodes.map((node) => node.inputs.some((v) => inits.has(v)) && node.inputs.every(constant));
+  for (let i = 0; i < n; i++) {
+    if (own[i] != null) continue;
+    const via = feeds[i].filter((j) => weightOnly[j] && own[j] != null && fedTo[j].length === 1 && !graph.nodes[j].outputs.some((v) => outputs.has(v)));
+    if (via.length) own[i] = via.map((j) => own[j]).reduce(common, null);
+  }
   const up = new Array(n).fill(null), module = new Array(n).fill('');
   for (let i = 0; i < n; i++) up[i] = own[i] ?? feeds[i].map((j) => up[j]).reduce(common, null);
   for (let i = n - 1; i >= 0; i--) module[i] = own[i] ?? common(up[i], fedTo[i].map((j) => module[j]).reduce(common, null)) ?? '';
@@ -149,15 +163,30 @@ export function groupByModule(graph) {
     const after = reach(members, fedTo), before = reach(members, feeds);
     for (let i = 0; i < n; i++) if (after[i] && before[i] && within(path, module[i]) && module[i] !== path) module[i] = path;
   }
-  // a node without weights that joins two or more values of one module is that module's last
-  // step (the residual Add that ends a bottleneck or a decoder layer: its last layer's output and
-  // the value the block began with), not a box between it and the next (drawn with two edges from
-  // the collapsed block into it); all it reads is the module's, so the block still feeds nothing
-  // that feeds it back
+  // a node without weights that joins two or more values, each made in one module or read there
+  // (the module's input), is that module's last step: the residual Add that ends a bottleneck or a
+  // decoder layer (its last layer's output and the value the block began with, which its first
+  // layer read; torchvision's blocks after the first read that value from the block before), not
+  // a box between it and the next (drawn with two edges from the collapsed block into it); all it
+  // reads is the module's or came into it, so the block still feeds nothing that feeds it back.
+  // The deepest such module holding one of the values' makers wins.
+  const madeOrReadIn = (k, i, path) => within(module[k], path) || fedTo[k].some((r) => r !== i && within(module[r], path));
+  // The activation applied to that last step, where the module applies one to its sum
+  // (torchvision's Bottleneck and BasicBlock end in relu(out + identity)), reads the joining
+  // node's value alone, and nothing else does: it is the block's too, not a box between two blocks
+  // (the ReLU drawn between two stages, or between two bottlenecks of a stage).
   for (let i = 0; i < n; i++) {
-    if (own[i] != null || feeds[i].length < 2) continue;
-    const m = feeds[i].map((j) => module[j]).reduce(common, null);
-    if (m && m !== module[i] && within(m, module[i])) module[i] = m;
+    if (own[i] != null) continue;
+    if (feeds[i].length >= 2) {
+      const m = feeds[i].flatMap((j) => prefixes(module[j]).reverse())
+        .filter((p) => p !== module[i] && within(p, module[i]) && feeds[i].every((k) => madeOrReadIn(k, i, p)))
+        .reduce((a, p) => (a === null || p.length > a.length ? p : a), null);
+      if (m) module[i] = m;
+      continue;
+    }
+    const [j] = feeds[i];
+    if (!ACTIVATIONS.has(graph.nodes[i].opType) || feeds[i].length !== 1 || own[j] != null || feeds[j].length < 2) continue;
+    if (fedTo[j].length === 1 && !outputs.has(graph.nodes[j].outputs[0]) && module[j] !== module[i] && within(module[j], module[i])) module[i] = module[j];
   }
 
   const blocks = new Map();

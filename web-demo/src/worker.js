@@ -15,7 +15,7 @@ import * as om from 'onemodel';
 import * as ort from 'onnxruntime-web';
 import * as wf from '../../examples/lib/workflow.mjs';
 import { runOnnx, withSession } from '../../examples/lib/oracle.mjs';
-import { readGraph, withoutWeights } from './graphfile.js';
+import { blobSource, openGraph, readGraph } from './graphfile.js';
 import { feedsFor, defaultSizes } from './feeds.js';
 import { inferredShapes, withInferred } from './shapes.js';
 import { SourceError, declaredTitle, errorPlace, pointImportsAt } from './source.js';
@@ -33,7 +33,11 @@ let traced = null;
 let moduleUrl = null;
 /** Set by a 'stop' message: the training run ends after its current step (jobs.js stop()). */
 let stopping = false;
-/** The file opened last (an .onnx or .om): { name, bytes (Uint8Array), graph (readGraph's), session (its om.InferenceSession, made on its first run) }. */
+/**
+ * The file opened last (an .onnx or .om): { name, blob (the page's File), bytes (the whole file,
+ * Uint8Array; null until its first run reads it: opening reads an .onnx's structure alone), graph
+ * (readGraph's), session (its om.InferenceSession, made on its first run) }.
+ */
 let opened = null;
 
 function dropTraced() {
@@ -147,15 +151,18 @@ const jobs = {
     return { report, run: { inputs, outputs: await runOnnx(new Uint8Array(await traced.onnx.arrayBuffer()), feeds) } };
   },
 
-  /** Opens an .onnx or .om file (blob: the page's File) to view and run: its graph. */
+  /**
+   * Opens an .onnx or .om file (blob: the page's File) to view and run: its graph. An .onnx is
+   * read in pieces, its structure without its weights' bytes (graphfile.js's openGraph): a run
+   * reads the whole file.
+   */
   async open({ name, blob }) {
     await om.ready();
-    const data = new Uint8Array(await blob.arrayBuffer());
-    const read = readGraph(data);
-    const { sizes, values, error } = await inferOpened(read, data);
+    const { graph: read, light, bytes } = await openGraph(blobSource(blob));
+    const { sizes, values, error } = await inferOpened(read, light);
     const graph = { ...withInferred(read, values), inferred: { sizes, error } };
     opened?.session?.dispose();
-    opened = { name, bytes: data, graph, session: null };
+    opened = { name, blob, bytes, graph, session: null };
     return { graph };
   },
 
@@ -168,6 +175,7 @@ const jobs = {
    */
   async runFile({ sizes, uploaded }) {
     if (!opened) throw new om.OmError('InvalidArgument', 'run: open a .onnx or .om file first');
+    opened.bytes ??= await wholeFile(opened);
     const feeds = feedsFor(opened.graph.inputs, sizes, uploaded);
     const inputs = Object.fromEntries(Object.entries(feeds).map(([k, v]) => [k, { dtype: v.dtype, dims: v.dims }]));
     const engines = {
@@ -184,17 +192,29 @@ const jobs = {
 };
 
 /**
+ * The whole of the opened file, read for its first run. A File the browser can no longer read as
+ * it was (changed or removed on disk since it was opened: NotReadableError) is an OmError.
+ */
+async function wholeFile({ name, blob }) {
+  try {
+    return new Uint8Array(await blob.arrayBuffer());
+  } catch (e) {
+    throw new om.OmError('InvalidArgument', `run: cannot read ${name} again (${e?.name ?? 'Error'}: ${e?.message ?? e}); it may have changed since it was opened: open it again`);
+  }
+}
+
+/**
  * The shapes the Session infers for an opened file's values at the symbols' default sizes
  * (shapes.js): { sizes, values, error }. A session of its own, released at once: the plans it
  * makes at the doubled sizes would otherwise stay with the one runs use. It opens the file without
- * its weights (withoutWeights: shapes never read them), which copying into wasm memory and
- * decoding made most of a 100 MB file's opening; a run opens the whole file.
+ * its weights (`light`: openGraph's withoutWeights; shapes never read them), which copying into
+ * wasm memory and decoding made most of a 100 MB file's opening; a run opens the whole file.
  */
-async function inferOpened(graph, bytes) {
+async function inferOpened(graph, light) {
   const sizes = defaultSizes(graph.inputs);
   let session = null;
   try {
-    session = await om.InferenceSession.create(withoutWeights(bytes, graph), { mode: 'exact' });
+    session = await om.InferenceSession.create(light, { mode: 'exact' });
     return { sizes, ...inferredShapes(session, graph, sizes) };
   } catch (e) {
     return { sizes, values: {}, error: `the Session cannot open it: ${e?.kind ? `${e.kind}: ` : ''}${e?.message ?? e}` };
