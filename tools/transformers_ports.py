@@ -8,7 +8,8 @@ modeling_llama.py, modeling_t5.py, modeling_whisper.py, modeling_phi.py, modelin
 modeling_clip.py, modeling_qwen2.py, modeling_distilbert.py, modeling_albert.py, modeling_bloom.py,
 modeling_wav2vec2.py, modeling_segformer.py, modeling_vit.py, modeling_opt.py, modeling_gpt_neo.py,
 modeling_deberta_v2.py, modeling_dinov2.py, modeling_longformer.py, modeling_big_bird.py, modeling_swin.py,
-modeling_mobilevit.py and modeling_detr.py (inference without caches): the same
+modeling_mobilevit.py, modeling_detr.py, modeling_beit.py, modeling_convnextv2.py and modeling_falcon.py
+(inference without caches): the same
 module tree and parameter names (so the state-dict keys are the ones a real checkpoint has), the
 same operations in the same order, the same non-persistent buffers (GPT-2's `attn.bias`, BERT's
 `position_ids` and `token_type_ids`, LLaMA's `rotary_emb.inv_freq`). The ports a onemodel user
@@ -78,6 +79,18 @@ writes of the same code are examples/transformers/*.mjs.
                                  whose unfolding bilinear-resizes a side to whole patches and back
     detr_sine DetrSinePositionEmbedding  modeling_detr.py: positions from the pixel mask's cumsum at run time
     detr_sine_small              the same at 2 channels a side, temperature 20, scale 1.5
+    convnextv2 ConvNextV2ForImageClassification  modeling_convnextv2.py: GRN (the 2-norm over height and width
+                                 over its channel mean + 1e-6), channels-last LayerNorm, Linear pointwise convs
+    beit      BeitForImageClassification  modeling_beit.py: a relative position bias per layer, the table
+                                 bilinear-interpolated to the image's window and indexed by the index made in
+                                 place for it (meshgrid/arange, slice assignment), layer scale, mean pooling
+    beit_shared                  absolute positions (bicubic to the patch grid), one shared bias, no layer
+                                 scale, the CLS row of the final LayerNorm
+    falcon    FalconForCausalLM  modeling_falcon.py: the new decoder architecture (grouped key-value heads
+                                 broadcast to the queries), rotary, parallel attention and MLP (ln_attn, ln_mlp)
+    falcon_7b                    multi-query (one key-value head), parallel attention and MLP on one LayerNorm
+    falcon_alibi                 ALiBi in bfloat16 (added to the mask and to the scores), sequential attention
+                                 and MLP, biases; to 300 tokens, where bfloat16 rounds the positions
 
 Each model writes tests/js/fixtures/transformers/<name>.safetensors (its state_dict, F32, tied
 weights under both names as a real checkpoint has them) and <name>.json:
