@@ -1276,7 +1276,7 @@ export namespace nn {
     eval(): this;
     /** Drops every parameter's gradient. */
     zeroGrad(): void;
-    /** Disposes every parameter and buffer. Idempotent. */
+    /** Disposes every parameter and buffer, and the tensors its modules hold in other fields (arrays, plain objects, Maps, Sets: state a forward stored). Idempotent. */
     dispose(): void;
   }
 

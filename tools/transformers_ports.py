@@ -8,7 +8,8 @@ modeling_llama.py, modeling_t5.py, modeling_whisper.py, modeling_phi.py, modelin
 modeling_clip.py, modeling_qwen2.py, modeling_distilbert.py, modeling_albert.py, modeling_bloom.py,
 modeling_wav2vec2.py, modeling_segformer.py, modeling_vit.py, modeling_opt.py, modeling_gpt_neo.py,
 modeling_deberta_v2.py, modeling_dinov2.py, modeling_longformer.py, modeling_big_bird.py, modeling_swin.py,
-modeling_mobilevit.py and modeling_detr.py (inference without caches): the same
+modeling_mobilevit.py, modeling_detr.py, modeling_beit.py, modeling_convnextv2.py and modeling_falcon.py
+(inference without caches): the same
 module tree and parameter names (so the state-dict keys are the ones a real checkpoint has), the
 same operations in the same order, the same non-persistent buffers (GPT-2's `attn.bias`, BERT's
 `position_ids` and `token_type_ids`, LLaMA's `rotary_emb.inv_freq`). The ports a onemodel user
@@ -78,6 +79,18 @@ writes of the same code are examples/transformers/*.mjs.
                                  whose unfolding bilinear-resizes a side to whole patches and back
     detr_sine DetrSinePositionEmbedding  modeling_detr.py: positions from the pixel mask's cumsum at run time
     detr_sine_small              the same at 2 channels a side, temperature 20, scale 1.5
+    convnextv2 ConvNextV2ForImageClassification  modeling_convnextv2.py: GRN (the 2-norm over height and width
+                                 over its channel mean + 1e-6), channels-last LayerNorm, Linear pointwise convs
+    beit      BeitForImageClassification  modeling_beit.py: a relative position bias per layer, the table
+                                 bilinear-interpolated to the image's window and indexed by the index made in
+                                 place for it (meshgrid/arange, slice assignment), layer scale, mean pooling
+    beit_shared                  absolute positions (bicubic to the patch grid), one shared bias, no layer
+                                 scale, the CLS row of the final LayerNorm
+    falcon    FalconForCausalLM  modeling_falcon.py: the new decoder architecture (grouped key-value heads
+                                 broadcast to the queries), rotary, parallel attention and MLP (ln_attn, ln_mlp)
+    falcon_7b                    multi-query (one key-value head), parallel attention and MLP on one LayerNorm
+    falcon_alibi                 ALiBi in bfloat16 (added to the mask and to the scores), sequential attention
+                                 and MLP, biases; to 300 tokens, where bfloat16 rounds the positions
 
 Each model writes tests/js/fixtures/transformers/<name>.safetensors (its state_dict, F32, tied
 weights under both names as a real checkpoint has them) and <name>.json:
@@ -3810,6 +3823,530 @@ class MobileViTForImageClassification(nn.Module):
 
 # (batch, seq) of every token model's cases: the traced case (3, 6) first, then 1, odd lengths,
 # 5x and 20x the traced length.
+
+
+# ---- ConvNeXt V2 (modeling_convnextv2.py) ------------------------------------------------------------
+
+class ConvNextV2GRN(nn.Module):
+    def __init__(self, dim):
+        super().__init__()
+        self.weight = nn.Parameter(torch.zeros(1, 1, 1, dim))
+        self.bias = nn.Parameter(torch.zeros(1, 1, 1, dim))
+
+    def forward(self, hidden_states):
+        global_features = torch.linalg.vector_norm(hidden_states, ord=2, dim=(1, 2), keepdim=True)
+        norm_features = global_features / (global_features.mean(dim=-1, keepdim=True) + 1e-6)
+        return self.weight * (hidden_states * norm_features) + self.bias + hidden_states
+
+
+class ConvNextV2LayerNorm(nn.LayerNorm):
+    def __init__(self, normalized_shape, eps=1e-6, data_format='channels_last'):
+        super().__init__(normalized_shape, eps=eps)
+        self.data_format = data_format
+
+    def forward(self, features):
+        if self.data_format == 'channels_first':
+            return super().forward(features.permute(0, 2, 3, 1)).permute(0, 3, 1, 2)
+        return super().forward(features)
+
+
+class ConvNextV2Embeddings(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.patch_embeddings = nn.Conv2d(c['num_channels'], c['hidden_sizes'][0], kernel_size=c['patch_size'], stride=c['patch_size'])
+        self.layernorm = ConvNextV2LayerNorm(c['hidden_sizes'][0], eps=1e-6, data_format='channels_first')
+
+    def forward(self, pixel_values):
+        return self.layernorm(self.patch_embeddings(pixel_values))
+
+
+class ConvNextV2Layer(nn.Module):
+    def __init__(self, dim):
+        super().__init__()
+        self.dwconv = nn.Conv2d(dim, dim, kernel_size=7, padding=3, groups=dim)
+        self.layernorm = ConvNextV2LayerNorm(dim, eps=1e-6)
+        self.pwconv1 = nn.Linear(dim, 4 * dim)
+        self.act = nn.GELU()
+        self.grn = ConvNextV2GRN(4 * dim)
+        self.pwconv2 = nn.Linear(4 * dim, dim)
+
+    def forward(self, features):
+        residual = features
+        features = self.dwconv(features).permute(0, 2, 3, 1)
+        features = self.pwconv2(self.grn(self.act(self.pwconv1(self.layernorm(features)))))
+        return residual + features.permute(0, 3, 1, 2)
+
+
+class ConvNextV2Stage(nn.Module):
+    def __init__(self, in_channels, out_channels, stride, depth):
+        super().__init__()
+        if in_channels != out_channels or stride > 1:
+            self.downsampling_layer = nn.ModuleList([ConvNextV2LayerNorm(in_channels, eps=1e-6, data_format='channels_first'),
+                                                     nn.Conv2d(in_channels, out_channels, kernel_size=2, stride=stride)])
+        else:
+            self.downsampling_layer = nn.ModuleList()
+        self.layers = nn.ModuleList([ConvNextV2Layer(out_channels) for _ in range(depth)])
+
+    def forward(self, features):
+        for layer in self.downsampling_layer:
+            features = layer(features)
+        for layer in self.layers:
+            features = layer(features)
+        return features
+
+
+class ConvNextV2Encoder(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.stages = nn.ModuleList()
+        prev = c['hidden_sizes'][0]
+        for i, (out, depth) in enumerate(zip(c['hidden_sizes'], c['depths'])):
+            self.stages.append(ConvNextV2Stage(prev, out, 2 if i > 0 else 1, depth))
+            prev = out
+
+    def forward(self, hidden_states):
+        for stage in self.stages:
+            hidden_states = stage(hidden_states)
+        return hidden_states
+
+
+class ConvNextV2Model(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.embeddings = ConvNextV2Embeddings(c)
+        self.encoder = ConvNextV2Encoder(c)
+        self.layernorm = nn.LayerNorm(c['hidden_sizes'][-1], eps=c['layer_norm_eps'])
+
+    def forward(self, pixel_values):
+        last_hidden_state = self.encoder(self.embeddings(pixel_values))
+        return last_hidden_state, self.layernorm(last_hidden_state.mean([-2, -1]))
+
+
+class ConvNextV2ForImageClassification(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.convnextv2 = ConvNextV2Model(c)
+        self.classifier = nn.Linear(c['hidden_sizes'][-1], c['num_labels'])
+
+    def forward(self, pixel_values):
+        return self.classifier(self.convnextv2(pixel_values)[1])
+
+
+# ---- BEiT (modeling_beit.py) -------------------------------------------------------------------------
+
+class BeitPatchEmbeddings(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.patch_shape = (c['image_size'] // c['patch_size'], c['image_size'] // c['patch_size'])
+        self.num_patches = self.patch_shape[0] * self.patch_shape[1]
+        self.projection = nn.Conv2d(c['num_channels'], c['hidden_size'], kernel_size=c['patch_size'], stride=c['patch_size'])
+
+    def forward(self, pixel_values, position_embedding=None):
+        embeddings = self.projection(pixel_values)
+        patch_height, patch_width = embeddings.shape[2], embeddings.shape[3]
+        if position_embedding is not None:
+            position_embedding = position_embedding.view(1, self.patch_shape[0], self.patch_shape[1], -1).permute(0, 3, 1, 2)
+            position_embedding = F.interpolate(position_embedding, size=(patch_height, patch_width), mode='bicubic')
+            embeddings = embeddings + position_embedding
+        return embeddings.flatten(2).transpose(1, 2), (patch_height, patch_width)
+
+
+class BeitEmbeddings(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.cls_token = nn.Parameter(torch.zeros(1, 1, c['hidden_size']))
+        self.mask_token = nn.Parameter(torch.zeros(1, 1, c['hidden_size'])) if c['use_mask_token'] else None
+        self.patch_embeddings = BeitPatchEmbeddings(c)
+        n = self.patch_embeddings.num_patches
+        self.position_embeddings = nn.Parameter(torch.zeros(1, n + 1, c['hidden_size'])) if c['use_absolute_position_embeddings'] else None
+
+    def forward(self, pixel_values):
+        embeddings, _ = self.patch_embeddings(pixel_values, self.position_embeddings[:, 1:, :] if self.position_embeddings is not None else None)
+        cls_tokens = self.cls_token.expand(embeddings.shape[0], -1, -1)
+        if self.position_embeddings is not None:
+            cls_tokens = cls_tokens + self.position_embeddings[:, :1, :]
+        return torch.cat((cls_tokens, embeddings), dim=1)
+
+
+class BeitRelativePositionBias(nn.Module):
+    def __init__(self, c, window_size):
+        super().__init__()
+        self.window_size = window_size
+        self.num_relative_distance = (2 * window_size[0] - 1) * (2 * window_size[1] - 1) + 3
+        self.relative_position_bias_table = nn.Parameter(torch.zeros(self.num_relative_distance, c['num_attention_heads']))
+        self.relative_position_indices = {}
+
+    def generate_relative_position_index(self, window_size):
+        num_relative_distance = (2 * window_size[0] - 1) * (2 * window_size[1] - 1) + 3
+        window_area = window_size[0] * window_size[1]
+        grid = torch.meshgrid(torch.arange(window_size[0]), torch.arange(window_size[1]), indexing='ij')
+        coords = torch.stack(grid)
+        coords_flatten = torch.flatten(coords, 1)
+        relative_coords = coords_flatten[:, :, None] - coords_flatten[:, None, :]
+        relative_coords = relative_coords.permute(1, 2, 0).contiguous()
+        relative_coords[:, :, 0] += window_size[0] - 1
+        relative_coords[:, :, 1] += window_size[1] - 1
+        relative_coords[:, :, 0] *= 2 * window_size[1] - 1
+        relative_position_index = torch.zeros(size=(window_area + 1,) * 2, dtype=relative_coords.dtype)
+        relative_position_index[1:, 1:] = relative_coords.sum(-1)
+        relative_position_index[0, 0:] = num_relative_distance - 3
+        relative_position_index[0:, 0] = num_relative_distance - 2
+        relative_position_index[0, 0] = num_relative_distance - 1
+        return relative_position_index
+
+    def forward(self, window_size, dim_size=None):
+        old_height = 2 * self.window_size[0] - 1
+        old_width = 2 * self.window_size[1] - 1
+        new_height = 2 * window_size[0] - 1
+        new_width = 2 * window_size[1] - 1
+        old_table = self.relative_position_bias_table
+        old_n = self.num_relative_distance
+        new_n = new_height * new_width + 3
+        old_sub_table = old_table[:old_n - 3].reshape(1, old_width, old_height, -1).permute(0, 3, 1, 2)
+        new_sub_table = F.interpolate(old_sub_table, size=(new_height, new_width), mode='bilinear')
+        new_sub_table = new_sub_table.permute(0, 2, 3, 1).reshape(new_n - 3, -1)
+        new_table = torch.cat([new_sub_table, old_table[old_n - 3:]])
+        key = window_size
+        if key not in self.relative_position_indices:
+            self.relative_position_indices[key] = self.generate_relative_position_index(window_size)
+        bias = new_table[self.relative_position_indices[key].view(-1)]
+        bias = bias.view(window_size[0] * window_size[1] + 1, window_size[0] * window_size[1] + 1, -1)
+        return bias.permute(2, 0, 1).contiguous().unsqueeze(0)
+
+
+class BeitSelfAttention(nn.Module):
+    def __init__(self, c, window_size=None):
+        super().__init__()
+        self.c = c
+        self.num_attention_heads = c['num_attention_heads']
+        self.attention_head_size = int(c['hidden_size'] / c['num_attention_heads'])
+        self.all_head_size = self.num_attention_heads * self.attention_head_size
+        self.query = nn.Linear(c['hidden_size'], self.all_head_size)
+        self.key = nn.Linear(c['hidden_size'], self.all_head_size, bias=False)
+        self.value = nn.Linear(c['hidden_size'], self.all_head_size)
+        self.relative_position_bias = BeitRelativePositionBias(c, window_size) if window_size else None
+
+    def transpose_for_scores(self, x):
+        return x.view(*x.size()[:-1], self.num_attention_heads, self.attention_head_size).permute(0, 2, 1, 3)
+
+    def forward(self, hidden_states, relative_position_bias, resolution):
+        mixed_query_layer = self.query(hidden_states)
+        key_layer = self.transpose_for_scores(self.key(hidden_states))
+        value_layer = self.transpose_for_scores(self.value(hidden_states))
+        query_layer = self.transpose_for_scores(mixed_query_layer)
+        scores = torch.matmul(query_layer, key_layer.transpose(-1, -2)) / math.sqrt(self.attention_head_size)
+        if self.relative_position_bias is not None:
+            height, width = resolution
+            window_size = (height // self.c['patch_size'], width // self.c['patch_size'])
+            scores = scores + self.relative_position_bias(window_size, dim_size=hidden_states.shape[1])
+        if relative_position_bias is not None:
+            scores = scores + relative_position_bias
+        context = torch.matmul(F.softmax(scores, dim=-1), value_layer).permute(0, 2, 1, 3).contiguous()
+        return context.view(*context.size()[:-2], self.all_head_size)
+
+
+class BeitSelfOutput(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.dense = nn.Linear(c['hidden_size'], c['hidden_size'])
+
+    def forward(self, hidden_states):
+        return self.dense(hidden_states)
+
+
+class BeitAttention(nn.Module):
+    def __init__(self, c, window_size=None):
+        super().__init__()
+        self.attention = BeitSelfAttention(c, window_size)
+        self.output = BeitSelfOutput(c)
+
+    def forward(self, hidden_states, relative_position_bias, resolution):
+        return self.output(self.attention(hidden_states, relative_position_bias, resolution))
+
+
+class BeitIntermediate(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.dense = nn.Linear(c['hidden_size'], c['intermediate_size'])
+
+    def forward(self, hidden_states):
+        return F.gelu(self.dense(hidden_states))
+
+
+class BeitOutput(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.dense = nn.Linear(c['intermediate_size'], c['hidden_size'])
+
+    def forward(self, hidden_states):
+        return self.dense(hidden_states)
+
+
+class BeitLayer(nn.Module):
+    def __init__(self, c, window_size=None):
+        super().__init__()
+        self.attention = BeitAttention(c, window_size)
+        self.intermediate = BeitIntermediate(c)
+        self.output = BeitOutput(c)
+        self.layernorm_before = nn.LayerNorm(c['hidden_size'], eps=c['layer_norm_eps'])
+        self.layernorm_after = nn.LayerNorm(c['hidden_size'], eps=c['layer_norm_eps'])
+        v = c['layer_scale_init_value']
+        if v > 0:
+            self.lambda_1 = nn.Parameter(v * torch.ones(c['hidden_size']))
+            self.lambda_2 = nn.Parameter(v * torch.ones(c['hidden_size']))
+        else:
+            self.lambda_1, self.lambda_2 = None, None
+
+    def forward(self, hidden_states, relative_position_bias, resolution):
+        attention_output = self.attention(self.layernorm_before(hidden_states), relative_position_bias, resolution)
+        if self.lambda_1 is not None:
+            attention_output = self.lambda_1 * attention_output
+        hidden_states = attention_output + hidden_states
+        layer_output = self.output(self.intermediate(self.layernorm_after(hidden_states)))
+        if self.lambda_2 is not None:
+            layer_output = self.lambda_2 * layer_output
+        return layer_output + hidden_states
+
+
+class BeitEncoder(nn.Module):
+    def __init__(self, c, window_size):
+        super().__init__()
+        self.c = c
+        self.relative_position_bias = BeitRelativePositionBias(c, window_size) if c['use_shared_relative_position_bias'] else None
+        self.layer = nn.ModuleList([BeitLayer(c, window_size if c['use_relative_position_bias'] else None)
+                                    for _ in range(c['num_hidden_layers'])])
+
+    def forward(self, hidden_states, resolution):
+        for layer in self.layer:
+            height, width = resolution
+            window_size = (height // self.c['patch_size'], width // self.c['patch_size'])
+            bias = self.relative_position_bias(window_size, dim_size=hidden_states.shape[1]) if self.relative_position_bias is not None else None
+            hidden_states = layer(hidden_states, bias, resolution)
+        return hidden_states
+
+
+class BeitPooler(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.layernorm = nn.LayerNorm(c['hidden_size'], eps=c['layer_norm_eps']) if c['use_mean_pooling'] else None
+
+    def forward(self, hidden_states):
+        if self.layernorm is not None:
+            return self.layernorm(hidden_states[:, 1:, :].mean(1))
+        return hidden_states[:, 0]
+
+
+class BeitModel(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.embeddings = BeitEmbeddings(c)
+        self.encoder = BeitEncoder(c, self.embeddings.patch_embeddings.patch_shape)
+        self.layernorm = nn.Identity() if c['use_mean_pooling'] else nn.LayerNorm(c['hidden_size'], eps=c['layer_norm_eps'])
+        self.pooler = BeitPooler(c)
+
+    def forward(self, pixel_values):
+        hidden_states = self.encoder(self.embeddings(pixel_values), pixel_values.shape[2:])
+        sequence_output = self.layernorm(hidden_states)
+        return sequence_output, self.pooler(sequence_output)
+
+
+class BeitForImageClassification(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.beit = BeitModel(c)
+        self.classifier = nn.Linear(c['hidden_size'], c['num_labels'])
+
+    def forward(self, pixel_values):
+        return self.classifier(self.beit(pixel_values)[1])
+
+
+# ---- Falcon (modeling_falcon.py) ---------------------------------------------------------------------
+
+def falcon_build_alibi_tensor(attention_mask, num_heads, dtype):
+    """Falcon's build_alibi_tensor: BLOOM's with the slopes rounded to bfloat16 and the product made in
+    bfloat16 (slopes[..., None].bfloat16() * arange_tensor), then cast to dtype."""
+    batch_size, seq_length = attention_mask.shape
+    closest_power_of_2 = 2 ** math.floor(math.log2(num_heads))
+    base = torch.tensor(2 ** (-(2 ** -(math.log2(closest_power_of_2) - 3))), dtype=torch.float32)
+    slopes = torch.pow(base, torch.arange(1, 1 + closest_power_of_2, dtype=torch.int32))
+    if closest_power_of_2 != num_heads:
+        extra_base = torch.tensor(2 ** (-(2 ** -(math.log2(2 * closest_power_of_2) - 3))), dtype=torch.float32)
+        num_remaining_heads = min(closest_power_of_2, num_heads - closest_power_of_2)
+        extra_powers = torch.arange(1, 1 + 2 * num_remaining_heads, 2, dtype=torch.int32)
+        slopes = torch.cat([slopes, torch.pow(extra_base, extra_powers)], dim=0)
+    arange_tensor = ((attention_mask.cumsum(dim=-1) - 1) * attention_mask)[:, None, :]
+    alibi = slopes[..., None].bfloat16() * arange_tensor
+    return alibi.reshape(batch_size * num_heads, 1, seq_length).to(dtype)
+
+
+class FalconLinear(nn.Linear):
+    def forward(self, input):
+        hidden_states = input @ self.weight.T
+        return hidden_states if self.bias is None else hidden_states + self.bias
+
+
+class FalconAttention(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.hidden_size = c['hidden_size']
+        self.num_heads = c['num_attention_heads']
+        self.head_dim = self.hidden_size // self.num_heads
+        self.inv_norm_factor = 1.0 / math.sqrt(self.head_dim)
+        if c['new_decoder_architecture']:
+            qkv_out_dim = (c['num_kv_heads'] * 2 + c['num_attention_heads']) * self.head_dim
+        elif c['multi_query']:
+            qkv_out_dim = self.hidden_size + 2 * self.head_dim
+        else:
+            qkv_out_dim = 3 * self.hidden_size
+        self.query_key_value = FalconLinear(self.hidden_size, qkv_out_dim, bias=c['bias'])
+        self.new_decoder_architecture = c['new_decoder_architecture']
+        self.multi_query = c['multi_query']
+        self.dense = FalconLinear(self.hidden_size, self.hidden_size, bias=c['bias'])
+        self.num_kv_heads = c['num_kv_heads'] if (self.new_decoder_architecture or not self.multi_query) else 1
+
+    def _split_heads(self, fused_qkv):
+        if self.new_decoder_architecture:
+            batch, seq_len, _ = fused_qkv.shape
+            qkv = fused_qkv.view(batch, seq_len, -1, self.num_heads // self.num_kv_heads + 2, self.head_dim)
+            query = qkv[:, :, :, :-2]
+            key = torch.broadcast_to(qkv[:, :, :, [-2]], query.shape)
+            value = torch.broadcast_to(qkv[:, :, :, [-1]], query.shape)
+            return [x.flatten(2, 3) for x in (query, key, value)]
+        elif not self.multi_query:
+            batch_size, seq_length, _ = fused_qkv.shape
+            fused_qkv = fused_qkv.view(batch_size, seq_length, self.num_heads, 3, self.head_dim)
+            return fused_qkv[..., 0, :], fused_qkv[..., 1, :], fused_qkv[..., 2, :]
+        batch_size, seq_length, _ = fused_qkv.shape
+        fused_qkv = fused_qkv.view(batch_size, seq_length, self.num_heads + 2, self.head_dim)
+        return fused_qkv[..., :-2, :], fused_qkv[..., [-2], :], fused_qkv[..., [-1], :]
+
+    def _merge_heads(self, x):
+        batch_size_and_num_heads, seq_length, _ = x.shape
+        batch_size = batch_size_and_num_heads // self.num_heads
+        x = x.view(batch_size, self.num_heads, seq_length, self.head_dim).permute(0, 2, 1, 3)
+        return x.reshape(batch_size, seq_length, self.num_heads * self.head_dim)
+
+    def forward(self, hidden_states, alibi, attention_mask, position_embeddings):
+        fused_qkv = self.query_key_value(hidden_states)
+        num_kv_heads = self.num_heads if self.new_decoder_architecture else self.num_kv_heads
+        query_layer, key_layer, value_layer = self._split_heads(fused_qkv)
+        batch_size, query_length, _, _ = query_layer.shape
+        query_layer = query_layer.transpose(1, 2).reshape(batch_size, self.num_heads, query_length, self.head_dim)
+        key_layer = key_layer.transpose(1, 2).reshape(batch_size, num_kv_heads, query_length, self.head_dim)
+        value_layer = value_layer.transpose(1, 2).reshape(batch_size, num_kv_heads, query_length, self.head_dim)
+        if alibi is None:
+            cos, sin = position_embeddings
+            query_layer, key_layer = apply_rotary_pos_emb(query_layer, key_layer, cos, sin)
+        kv_length = key_layer.shape[-2]
+        attention_mask = attention_mask[:, :, :, :key_layer.shape[-2]]
+        if alibi is None:
+            attention_scores = query_layer @ key_layer.transpose(-1, -2)
+            attention_scores /= math.sqrt(self.head_dim)
+            attention_scores = F.softmax(attention_scores + attention_mask, dim=-1, dtype=hidden_states.dtype)
+            attn_output = attention_scores @ value_layer
+            attn_output = attn_output.view(batch_size, self.num_heads, query_length, self.head_dim).permute(0, 2, 1, 3)
+            return self.dense(attn_output.reshape(batch_size, query_length, self.num_heads * self.head_dim))
+        matmul_result = query_layer @ key_layer.transpose(-1, -2)
+        attention_scores = matmul_result.view(batch_size, self.num_heads, query_length, kv_length)
+        attention_logits = attention_scores + alibi.view(batch_size, self.num_heads, 1, -1)
+        attention_logits *= self.inv_norm_factor
+        attention_probs = F.softmax(attention_logits + attention_mask, dim=-1, dtype=hidden_states.dtype)
+        attention_probs_reshaped = attention_probs.view(batch_size, self.num_heads, query_length, kv_length)
+        attn_output = (attention_probs_reshaped @ value_layer).flatten(0, 1)
+        return self.dense(self._merge_heads(attn_output))
+
+
+class FalconMLP(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.dense_h_to_4h = FalconLinear(c['hidden_size'], c['ffn_hidden_size'], bias=c['bias'])
+        self.act = nn.GELU()
+        self.dense_4h_to_h = FalconLinear(c['ffn_hidden_size'], c['hidden_size'], bias=c['bias'])
+
+    def forward(self, x):
+        return self.dense_4h_to_h(self.act(self.dense_h_to_4h(x)))
+
+
+class FalconDecoderLayer(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.c = c
+        h = c['hidden_size']
+        self.self_attention = FalconAttention(c)
+        self.mlp = FalconMLP(c)
+        if not c['parallel_attn']:
+            self.post_attention_layernorm = nn.LayerNorm(h, eps=c['layer_norm_epsilon'])
+            self.input_layernorm = nn.LayerNorm(h, eps=c['layer_norm_epsilon'])
+        elif c['num_ln_in_parallel_attn'] == 2:
+            self.ln_attn = nn.LayerNorm(h, eps=c['layer_norm_epsilon'])
+            self.ln_mlp = nn.LayerNorm(h, eps=c['layer_norm_epsilon'])
+        else:
+            self.input_layernorm = nn.LayerNorm(h, eps=c['layer_norm_epsilon'])
+
+    def forward(self, hidden_states, alibi, attention_mask, position_embeddings):
+        c = self.c
+        residual = hidden_states
+        if c['new_decoder_architecture'] and c['num_ln_in_parallel_attn'] == 2:
+            attention_layernorm_out = self.ln_attn(hidden_states)
+            mlp_layernorm_out = self.ln_mlp(hidden_states)
+        else:
+            attention_layernorm_out = self.input_layernorm(hidden_states)
+        attention_output = self.self_attention(attention_layernorm_out, alibi, attention_mask, position_embeddings)
+        if not c['new_decoder_architecture']:
+            if c['parallel_attn']:
+                mlp_layernorm_out = attention_layernorm_out
+            else:
+                residual = residual + attention_output
+                mlp_layernorm_out = self.post_attention_layernorm(residual)
+        if c['new_decoder_architecture'] and c['parallel_attn'] and c['num_ln_in_parallel_attn'] == 1:
+            mlp_layernorm_out = attention_layernorm_out
+        mlp_output = self.mlp(mlp_layernorm_out)
+        if c['new_decoder_architecture'] or c['parallel_attn']:
+            mlp_output += attention_output
+        return residual + mlp_output
+
+
+class FalconModel(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.c = c
+        self.num_heads = c['num_attention_heads']
+        self.word_embeddings = nn.Embedding(c['vocab_size'], c['hidden_size'])
+        self.h = nn.ModuleList([FalconDecoderLayer(c) for _ in range(c['num_hidden_layers'])])
+        self.ln_f = nn.LayerNorm(c['hidden_size'], eps=c['layer_norm_epsilon'])
+        self.rotary_emb = LlamaRotaryEmbedding(c)
+
+    def forward(self, input_ids, attention_mask):
+        inputs_embeds = self.word_embeddings(input_ids)
+        batch_size, seq_length, _ = inputs_embeds.shape
+        alibi = falcon_build_alibi_tensor(attention_mask, self.num_heads, inputs_embeds.dtype) if self.c['alibi'] else None
+        cache_position = torch.arange(0, seq_length)
+        position_ids = cache_position.unsqueeze(0)
+        causal_mask = prepare_4d_causal_attention_mask_with_cache_position(
+            attention_mask, seq_length, attention_mask.shape[-1], inputs_embeds.dtype, cache_position, batch_size)
+        if alibi is not None:
+            # _update_causal_mask: the alibi (scaled by 1 / sqrt(head_dim)) is the mask where the causal mask keeps
+            a = alibi.reshape(batch_size, -1, *alibi.shape[1:])
+            causal_mask = torch.masked_fill(a / math.sqrt(self.c['hidden_size'] // self.num_heads), causal_mask < -1,
+                                            torch.finfo(inputs_embeds.dtype).min)
+        hidden_states = inputs_embeds
+        position_embeddings = self.rotary_emb(hidden_states, position_ids)
+        for block in self.h:
+            hidden_states = block(hidden_states, alibi, causal_mask, position_embeddings)
+        return self.ln_f(hidden_states)
+
+
+class FalconForCausalLM(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.transformer = FalconModel(c)
+        self.lm_head = nn.Linear(c['hidden_size'], c['vocab_size'], bias=False)
+        self.lm_head.weight = self.transformer.word_embeddings.weight
+
+    def forward(self, input_ids, attention_mask):
+        return self.lm_head(self.transformer(input_ids, attention_mask))
+
+
 TOKEN_SIZES = [(3, 6), (1, 1), (2, 7), (2, 13), (1, 30), (1, 120)]
 
 
@@ -4447,6 +4984,116 @@ def make_mobilevit():
                    'unfolding bilinear-resizes a side that is no multiple of 2 to the next multiple, folding resizes back), '
                    '1 x 1 expansion, mean pool, classifier', c, net, {'pixel_values': ['batch', None, 'height', 'width']},
                    cases, ['logits'])
+
+
+
+def convnextv2_config(**kw):
+    return {'num_channels': 3, 'patch_size': 4, 'hidden_sizes': [8, 16], 'depths': [1, 2], 'hidden_act': 'gelu',
+            'layer_norm_eps': 1e-12, 'drop_path_rate': 0.0, 'num_labels': 3, **kw}
+
+
+# ConvNeXt V2, patch 4 then one 2 x 2 / 2 downsampling: eagerly H, W >= 8 (one pixel in the second
+# stage). Traced at 40 x 36, then the least size, odd sizes (each conv drops the remainder), one side
+# long, a 1 x 1 second stage beside a long side, and far above (GRN's norm over every position).
+CONVNEXTV2_SIZES = [(2, 40, 36), (1, 8, 8), (3, 11, 9), (1, 15, 64), (2, 8, 23), (1, 17, 17), (1, 131, 97)]
+
+
+@model
+def make_convnextv2():
+    c = convnextv2_config()
+    cases = [({'batch': b, 'height': h, 'width': w}, [image_input('pixel_values', [b, 3, h, w], seed)])
+             for seed, (b, h, w) in enumerate(CONVNEXTV2_SIZES, start=1)]
+    return fixture('convnextv2', 'ConvNextV2ForImageClassification (eval): 4 x 4 / 4 patch conv and channels-first LayerNorm, '
+                   'stages of depthwise 7 x 7 conv, channels-last LayerNorm, pwconv1 (Linear), gelu, GRN (the 2-norm over '
+                   'height and width divided by its mean over channels + 1e-6, weight, bias, residual), pwconv2; the second '
+                   'stage downsampled by LayerNorm and a 2 x 2 / 2 conv; mean pool, LayerNorm, classifier',
+                   c, ConvNextV2ForImageClassification(c), {'pixel_values': ['batch', None, 'height', 'width']}, cases, ['logits'])
+
+
+def beit_config(**kw):
+    return {'image_size': 16, 'patch_size': 4, 'num_channels': 3, 'hidden_size': 32, 'num_hidden_layers': 2,
+            'num_attention_heads': 4, 'intermediate_size': 64, 'hidden_act': 'gelu', 'layer_norm_eps': 1e-12,
+            'use_mask_token': False, 'use_absolute_position_embeddings': False, 'use_relative_position_bias': True,
+            'use_shared_relative_position_bias': False, 'layer_scale_init_value': 0.1, 'drop_path_rate': 0.0,
+            'use_mean_pooling': True, 'num_labels': 3, **kw}
+
+
+def beit_cases(sizes):
+    return [({'batch': b, 'height': h, 'width': w}, [image_input('pixel_values', [b, 3, h, w], seed)])
+            for seed, (b, h, w) in enumerate(sizes, start=1)]
+
+
+# BEiT, patch 4, a 4 x 4 native window (image_size 16): the relative position table (7 x 7 + 3 rows)
+# bilinear-interpolated to (2 h - 1) x (2 w - 1) for the image's h x w patches and indexed by the
+# index made for that window. Traced at 28 x 20 (7 x 5 patches), then one patch (4 x 4), the native
+# grid, sizes no multiple of the patch, a one-patch side beside a long one, and far above.
+BEIT_SIZES = [(2, 28, 20), (1, 4, 4), (1, 16, 16), (3, 9, 14), (1, 4, 37), (2, 23, 7), (1, 61, 50)]
+
+
+@model
+def make_beit():
+    c = beit_config()
+    return fixture('beit', 'BeitForImageClassification (eval): patch conv, CLS token, no absolute positions; pre-norm layers '
+                   'with a relative position bias per layer (the table bilinear-interpolated to the image\'s window, the '
+                   'index from meshgrid/arange written in place), layer scale (lambda_1, lambda_2); mean pooling of the '
+                   'patch tokens, LayerNorm, classifier',
+                   c, BeitForImageClassification(c), {'pixel_values': ['batch', None, 'height', 'width']}, beit_cases(BEIT_SIZES),
+                   ['logits'], fresh=True)
+
+
+@model
+def make_beit_shared():
+    c = beit_config(use_absolute_position_embeddings=True, use_relative_position_bias=False,
+                    use_shared_relative_position_bias=True, layer_scale_init_value=0.0, use_mean_pooling=False)
+    return fixture('beit_shared', 'BeitForImageClassification (eval): absolute positions (the patch table bicubic-interpolated '
+                   'to the patch grid, the CLS row added to the CLS token), one relative position bias shared by the '
+                   'layers (the encoder\'s), no layer scale; the final LayerNorm\'s CLS row as the pooled output',
+                   c, BeitForImageClassification(c), {'pixel_values': ['batch', None, 'height', 'width']}, beit_cases(BEIT_SIZES),
+                   ['logits'], fresh=True)
+
+
+def falcon_config(**kw):
+    c = {'vocab_size': 32, 'hidden_size': 32, 'num_hidden_layers': 2, 'num_attention_heads': 4, 'num_kv_heads': 2,
+         'num_ln_in_parallel_attn': 2, 'layer_norm_epsilon': 1e-5, 'alibi': False, 'new_decoder_architecture': True,
+         'multi_query': True, 'parallel_attn': True, 'bias': False, 'max_position_embeddings': 2048, 'rope_theta': 10000.0,
+         'activation': 'gelu', 'ffn_hidden_size': None, 'tie_word_embeddings': True, **kw}
+    return c
+
+
+def falcon_fixture(name, description, c, sizes=TOKEN_SIZES):
+    ref = {**c, 'ffn_hidden_size': c['ffn_hidden_size'] or 4 * c['hidden_size']}
+    return fixture(name, description, c, FalconForCausalLM(ref), {'input_ids': ['batch', 'seq'], 'attention_mask': ['batch', 'seq']},
+                   token_cases(c['vocab_size'], mask_step=3, sizes=sizes), ['logits'])
+
+
+@model
+def make_falcon():
+    return falcon_fixture('falcon', 'FalconForCausalLM (eager, no cache), the new decoder architecture (falcon-40b\'s): '
+                          'grouped key-value heads (4 query heads, 2 key-value groups: the fused projection viewed [b, s, '
+                          'groups, 2 + 2, head_dim], key and value broadcast to the queries), rotary (LLaMA\'s), parallel '
+                          'attention and MLP with their own LayerNorms (ln_attn, ln_mlp), GPT-J\'s causal mask with the '
+                          'padding mask written in, no biases, lm_head tied', falcon_config())
+
+
+@model
+def make_falcon_7b():
+    return falcon_fixture('falcon_7b', 'FalconForCausalLM (eager, no cache), falcon-7b\'s layout: multi-query (one key-value '
+                          'head: the fused projection viewed [b, s, heads + 2, head_dim]), rotary, parallel attention and MLP '
+                          'on one input_layernorm, lm_head tied',
+                          falcon_config(new_decoder_architecture=False, num_kv_heads=None, num_ln_in_parallel_attn=None))
+
+
+@model
+def make_falcon_alibi():
+    return falcon_fixture('falcon_alibi', 'FalconForCausalLM (eager, no cache), falcon-rw\'s layout: ALiBi (6 heads; the '
+                          'slopes and the positions in bfloat16), the alibi scaled into the causal mask and added to the '
+                          'scores again, as upstream does; no multi-query (the fused projection viewed [b, s, heads, 3, '
+                          'head_dim]), sequential attention then MLP (post_attention_layernorm), biases, lm_head tied',
+                          falcon_config(vocab_size=16, hidden_size=24, num_attention_heads=6, num_kv_heads=6, alibi=True, bias=True,
+                                        new_decoder_architecture=False, multi_query=False, parallel_attn=False,
+                                        num_ln_in_parallel_attn=None),
+                          # and 300 tokens: past 256, where bfloat16 rounds the positions
+                          TOKEN_SIZES[:-1] + [(1, 300)])
 
 
 if __name__ == '__main__':

@@ -9,7 +9,7 @@
 //   }
 //   const net = new Net();                 // om.manualSeed(n) first makes the weights reproducible
 //   net.stateDict();                        // { 'fc1.weight': Tensor, 'fc1.bias': ..., 'fc2.weight': ..., ... }
-//   net.dispose();                          // frees every parameter and buffer
+//   net.dispose();                          // frees every parameter and buffer (and state it stored)
 //
 // Parameters are ordinary tensors: made inside om.tidy(), they are freed when it returns.
 import { OmError, invalid } from '../errors.js';
@@ -205,9 +205,19 @@ export class Module {
     for (const p of this.parameters()) p.zeroGrad();
   }
 
-  /** Disposes every parameter and buffer. Idempotent. */
+  /**
+   * Disposes every parameter and buffer, and the tensors the modules hold in their other fields
+   * (arrays, plain objects, Maps, Sets: state a forward stored, such as a cache per size, which
+   * forward's scope keeps as the module's). Idempotent.
+   */
   dispose() {
+    const state = new Set();
+    for (const [, m] of this.namedModules()) {
+      const seen = new Set();
+      for (const v of Object.values(m)) if (!(v instanceof Tensor)) held(v, state, seen);
+    }
     for (const [, t] of this.#walk('', [], new Set())) t.dispose();
+    for (const t of state) t.dispose();
   }
 }
 

@@ -630,7 +630,9 @@ static bool failed_here(om_trace *tr, int r, int op, int64_t index, const char *
  * at a longer sequence): every run after that one sees the model as it left it, so no run says
  * where it begins to do that, and the record run would write a phantom of that run. Refused
  * here (SymbolicShape, -2), with the declaration that keeps each symbol below the sizes of that
- * run, at the largest size an earlier run took, where the model still had its state. */
+ * run, at the largest size an earlier run took, where the model still had its state; where no run
+ * before it is larger (a cache keyed by a size, filled by the traced run and read by a run at another
+ * size with the same key), no maximum avoids it and the message says how the model can. */
 static int64_t kept_from_run(om_trace *tr, int op, int64_t index, uint32_t serial) {
   const om_run *maker = tr->base.serial == serial ? &tr->base : NULL;
   for (int r = 0; r < tr->runs.n && !maker; r++)
@@ -655,7 +657,10 @@ static int64_t kept_from_run(om_trace *tr, int op, int64_t index, uint32_t seria
                         "kept (state it changes at some sizes, such as a table cached to a size and made again for a larger "
                         "one), so the runs cannot tell where it begins to; the trace holds where the model keeps its state%s%s%s",
                         kind_name(op), (long long)index + 1, sizes, n ? ": declare " : "", decl,
-                        n ? " (om_trace_dim in C), up to the size its state holds" : ""), -2;
+                        n ? " (om_trace_dim in C), up to the size its state holds"
+                          : "; no declared maximum avoids it (a run no larger than the traced one made it): make that "
+                            "tensor in every call while a trace records (om.Tracer.active in JS, as PyTorch code skips a "
+                            "cache under torch.jit.is_tracing())"), -2;
 }
 
 int64_t om__run_call(om_trace *tr, int op, const om_attrs *attrs, om_tensor *const *in, int n_in, const om_runcall **rc) {

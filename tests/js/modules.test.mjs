@@ -63,6 +63,37 @@ describe('buffers', () => {
     assert.ok(m.inv_freq.isDisposed, 'dispose() frees non-persistent buffers too');
   });
 
+  test('dispose() frees the state a forward stored in plain objects, Maps and arrays (a cache per size), not inside child modules twice', () => {
+    class Cached extends nn.Module {
+      constructor() {
+        super();
+        this.proj = new nn.Linear(2, 2);
+        this.perSize = {}; // upstream's dict of one index per window (BEiT's relative_position_indices)
+        this.byKey = new Map();
+        this.history = [];
+      }
+
+      forward(x) {
+        const n = x.shape[0];
+        this.perSize[n] ??= om.arange(0, n).float();
+        if (!this.byKey.has(n)) this.byKey.set(n, { ones: om.ones([n, 1]) });
+        this.history.push(x.sum());
+        return this.proj.forward(x).add(this.perSize[n].reshape(-1, 1)).mul(this.byKey.get(n).ones);
+      }
+    }
+    const before = om.memory().tensors;
+    const m = new Cached();
+    om.tidy(() => { m.forward(om.ones([3, 2])); m.forward(om.ones([4, 2])); m.forward(om.ones([3, 2])); });
+    const state = [...Object.values(m.perSize), ...[...m.byKey.values()].map((v) => v.ones), ...m.history];
+    assert.equal(state.length, 7);
+    assert.ok(state.every((t) => !t.isDisposed), 'the forward scope and the tidy keep what the module stored');
+    const outer = new nn.Sequential(m);
+    outer.dispose();
+    assert.ok(state.every((t) => t.isDisposed) && m.proj.weight.isDisposed, 'the parent\'s dispose() frees its child\'s stored state');
+    m.dispose(); // idempotent
+    assert.equal(om.memory().tensors, before, 'nothing is left');
+  });
+
   test('registerBuffer and addModule check their arguments', () => {
     const m = new nn.Module();
     m.registerBuffer('empty', null);

@@ -126,3 +126,24 @@ describe('sizes 1 and n that the model keeps in its own code', () => {
     keep(tm, { x: ex }, [model(ex)], undefined, model);
   }));
 });
+
+// contiguous() returns its input where it is contiguous already: a permute whose sizes other than one
+// are in order (BEiT's relative coordinates at a 1 x 1 window). A write into it then goes through the
+// view into what was permuted, at those sizes only, so the runs meet other calls there.
+describe('a write into contiguous() of a permuted tensor, which is the permute itself where a size is 1', () => {
+  test('traced where it is a copy, the graph is right where it is the view (k = 1) and where it is empty', () => withTraced((keep) => {
+    const model = (x) => {
+      const k = Math.floor(x.shape[0] / 4);
+      const c = om.zeros([2, k]).permute(1, 0).contiguous(); // [k, 2]: a copy, except at k = 1
+      c.select(1, 0).add_(1);
+      return x.slice(0, 0, k).add(c.select(1, 0).unsqueeze(1));
+    };
+    const ex = om.randn([12, 3], { seed: 45 });
+    const tm = om.trace(model, { x: [ex, ['T', null]] });
+    keep(tm, { x: ex }, [model(ex)], 'traced', model);
+    for (const n of [1, 3, 4, 7, 8, 41]) { // empty (k = 0), the view (k = 1), copies
+      const x = om.randn([n, 3], { seed: n });
+      keep(tm, { x }, [model(x)], `T=${n}`);
+    }
+  }));
+});

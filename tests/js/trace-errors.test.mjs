@@ -233,6 +233,19 @@ describe('trace errors: a refusal made after the runs ends with the line of the 
         return [model, here() - 2, () => cache.t.dispose()];
       },
       /^slice \(call 1\): the model reads a tensor it made in its run at batch=9 and kept \(state it changes at some sizes, such as a table cached to a size and made again for a larger one\), so the runs cannot tell where it begins to; the trace holds where the model keeps its state: declare om\.Dim\('batch', \{ min: 1, max: 4 \}\), up to the size its state holds/],
+    // a cache keyed by a size (BEiT's relative position index per window): the traced run fills the
+    // entry that a run at another size with the same key reads, so no declared maximum avoids it
+    ['a tensor the traced run made and cached by a size that a run at another size reads (a cache per window)', [9, 3], ['batch', null],
+      () => {
+        const cache = {};
+        const model = (x) => {
+          const key = Math.floor(x.shape[0] / 4);
+          cache[key] ??= om.keep(om.arange(0, key + 1).float());
+          return x.add(cache[key].sum());
+        };
+        return [model, here() - 2, () => Object.values(cache).forEach((t) => t.dispose())];
+      },
+      /^sum \(call 1\): the model reads a tensor it made in its run at batch=9 and kept \(state it changes at some sizes, such as a table cached to a size and made again for a larger one\), so the runs cannot tell where it begins to; the trace holds where the model keeps its state; no declared maximum avoids it \(a run no larger than the traced one made it\): make that tensor in every call while a trace records \(om\.Tracer\.active in JS, as PyTorch code skips a cache under torch\.jit\.is_tracing\(\)\)/],
   ];
   for (const [what, shape, axes, make, message] of rows) {
     test(what, () => om.tidy(() => {
