@@ -69,16 +69,15 @@ describe('Swin traced with symbolic batch, height and width, run in onnxruntime-
         om.tidy(() => {
           const [b, h, w] = [fx.cases[traceCase].sizes.batch, fx.cases[traceCase].sizes.height, fx.cases[traceCase].sizes.width];
           // the refusal names the pad of an odd side (another pad matched with it at a size where
-          // the model also changes): loud, but not yet where the model changes (left open). Why,
-          // as far as it is known: the trace begins again where the model makes both patch pads
-          // (batch 8, height 29, width 43), and the runs the floor divisions' float edges ask for
-          // there include widths 3 to 13, where the model fails below the window. A run that fails
-          // is matched to the record run by call index (runs.c's common_prefix: the same op on the
-          // same inputs, not the same number of arguments), so at an even width its height pad (4
-          // pads) is taken for the example's width pad (2 pads), and fit_args refuses the count.
-          // Comparing the counts there (or parting such a run in om__run_call) gets past the pad,
-          // but the trace then ends at the example's view of the first stage (swin.mjs, the layer's
-          // view to [B, H', W', C]), again naming no declaration; declared from 13 (below) it holds.
+          // the model also changes): loud, but not yet where the model changes (left open). As far
+          // as it is known: the runs then centre on batch 8, height 29, width 43, where the model
+          // makes both patch pads, and include widths 3 to 13; a run there that returned with the
+          // width pad left out (an even width) is matched call for call, its height pad (4 pads)
+          // with the example's width pad (2 pads), and fit_args refuses the count. Parting such a
+          // run in om__run_call instead (another number of arguments as another call) gets past
+          // the pad, but the trace then ends at the first stage's view (swin.mjs, the layer's view
+          // to [B, H', W', C]; the runs its message lists first are all at even heights), naming
+          // no declaration either. Declared from 13 (below) it holds.
           const names = 'pad: the model passes 3 integer arguments here and 5 at other sizes';
           assert.throws(() => om.trace(model, { pixel_values: [image([b, 3, h, w], 1), ['batch', null, 'height', 'width']] }), (e) => e instanceof om.TraceError
             && e.kind === 'SymbolicShape' && e.message.includes(names));
