@@ -4,7 +4,7 @@
 // fails, so the trace is refused at the call that fails, naming the sizes, the source line and
 // the declaration under which it holds; declared so, it traces and agrees in onnxruntime-web and
 // the Session. A range that ends where the model fails (a table of positions) covers every size
-// up to there.
+// up to there. And the tracer never runs the model outside a declared range.
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import * as om from 'onemodel';
@@ -107,4 +107,70 @@ describe('a maximum the runs left short', () => {
       pos.dispose();
     }
   });
+});
+
+describe('the runs stay inside the declared ranges', () => {
+  // Every run the tracer makes (the record run, the runs at other sizes, the fits' and the float
+  // edges' runs, the whole-range check, the narrowing's search, the pairs) calls the model; a run
+  // outside a declaration could throw in user code or take a path the declaration leaves out (a
+  // change once ran a Swin classifier declared height 25 to 30 at 31). Each model records every
+  // size it is called at; traced or refused, none may be outside its om.Dim.
+  const F = om.nn.functional;
+  /** Whether x is inside om.Dim options d (min, max, multipleOf). */
+  const inside = (d, x) => x >= (d.min ?? 1) && x <= (d.max ?? Infinity) && x % (d.multipleOf ?? 1) === 0;
+  /** [b, h, w] padded on the height and width to whole windows of ws, rolled by ws / 2 where the padded height is more than a window (Swin's shift), as windows. */
+  const swinLike = (x, ws) => {
+    const [b, h, w, c] = x.shape;
+    const p = F.pad(x, [0, 0, 0, (ws - w % ws) % ws, 0, (ws - h % ws) % ws]);
+    const [, hp, wp] = p.shape;
+    const r = hp > ws ? p.roll([-(ws >> 1), -(ws >> 1)], [1, 2]) : p;
+    return r.view(b, hp / ws, ws, wp / ws, ws, c).permute(0, 1, 3, 2, 4, 5).reshape(-1, ws * ws, c).relu();
+  };
+  const CASES = [
+    // name, model, example shape, axes with their declarations (options by axis position)
+    ['a threshold inside the range', (x) => (x.shape[1] > 12 ? x.relu() : x.neg()), [2, 8], { 1: { min: 4, max: 20 } }],
+    ['a threshold past the declared maximum', (x) => (x.shape[1] > 12 ? x.relu() : x.neg()), [2, 8], { 1: { min: 3, max: 12 } }],
+    ['a window pad by 5', (x) => F.pad(x, [0, 0, 0, (5 - x.shape[1] % 5) % 5]).view(2, -1, 5, 3).sum(2), [2, 9, 3], { 1: { min: 6, max: 17 } }],
+    ['a Swin-like pad and roll, window 4', (x) => swinLike(x, 4), [1, 6, 7, 2], { 1: { min: 3, max: 11 }, 2: { min: 5, max: 13 } }],
+    ['a Swin-like pad and roll, window 7, heights 25 to 30', (x) => swinLike(x, 7), [2, 26, 27, 2], { 1: { min: 25, max: 30 }, 2: { min: 25 } }],
+    ['a product of three sizes', (x) => {
+      const [b, h, w, c] = x.shape;
+      return x.reshape(b * h * w, c).relu().reshape(b, h, w, c);
+    }, [2, 5, 6, 3], { 0: { max: 5 }, 1: { min: 3, max: 9 }, 2: { min: 4 } }],
+    ['a declared maximum only, a floor division', (x) => x.slice(1, 0, Math.floor(x.shape[1] / 3) + 1), [2, 7], { 1: { max: 10 } }],
+    ['a declared minimum only', (x) => x.slice(1, 0, x.shape[1] - 6), [2, 9], { 1: { min: 7 } }],
+    ['a range of one size', (x) => x.slice(1, 0, Math.floor(x.shape[1] / 4)).add(x.shape[0]), [3, 6], { 0: {}, 1: { min: 6, max: 6 } }],
+    ['a range narrower than a floor division\'s runs', (x) => x.slice(1, 0, Math.floor(x.shape[1] / 7) + 1), [2, 10], { 1: { min: 9, max: 12 } }],
+    ['two narrow ranges, a window pad by 11', (x) => F.pad(x, [0, (11 - x.shape[2] % 11) % 11]).view(x.shape[0], -1, 11).sum(2),
+      [3, 4, 8], { 0: { min: 2, max: 4 }, 2: { min: 7, max: 9 } }],
+    ['a multiple with a range, a window pad by 6', (x) => F.pad(x, [0, (6 - x.shape[1] % 6) % 6]).view(2, -1, 6).sum(2), [2, 12], { 1: { multipleOf: 4, min: 8, max: 40 } }],
+  ];
+  for (const [name, f, shape, decl] of CASES) {
+    test(name, () => {
+      const seen = [];
+      const model = fn((x) => {
+        seen.push(x.shape);
+        return f(x);
+      });
+      const ex = om.randn(shape, { seed: 1 });
+      const axes = shape.map((_, d) => (decl[d] ? om.Dim(`s${d}`, decl[d]) : null));
+      let outcome;
+      try {
+        const tm = om.trace(model, { x: [ex, axes] });
+        outcome = 'traced';
+        tm.dispose?.();
+      } catch (e) {
+        assert.ok(e instanceof om.TraceError, String(e)); // a refusal is loud; what this test checks is where the model ran
+        outcome = `${e.kind}: ${e.message}`;
+      } finally {
+        ex.dispose();
+      }
+      // the test can fail: every symbol with more than one size declared took several
+      for (const [d, o] of Object.entries(decl))
+        if (o.min === undefined || o.min !== o.max) assert.ok(new Set(seen.map((s) => s[d])).size > 1, `${name}: axis ${d} ran at one size (${outcome})`);
+      for (const s of seen)
+        for (const [d, o] of Object.entries(decl))
+          assert.ok(inside(o, s[d]), `${name}: the model ran at [${s}], axis ${d} outside om.Dim(${JSON.stringify(o)}) (${outcome})`);
+    });
+  }
 });

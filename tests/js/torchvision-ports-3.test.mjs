@@ -83,7 +83,9 @@ describe('Swin V2 at window 7 with symbolic H and W undeclared', () => {
   // Its shifts switch per stage and side (the first stage's at H = 32, the second's at 60): the
   // runs that check them fill the trace's run budget, which leaves the roll's arange with a start
   // no run can confirm: refused there, loudly, though naming no declaration (the one describePorts
-  // traces with above, { min: 60 }, holds; left open)
+  // traces with above, { min: 60 }, holds; left open: 71 runs of the model before the refusal,
+  // the last ones at small heights or widths, 5 to 9, where a stage's shift is 0 on that side and
+  // the arange's start with it)
   test('refused at the roll\'s start (SymbolicShape)', () => {
     om.manualSeed(0);
     const net = new SwinTransformer([4, 4], 12, [2, 2], [3, 6], [7, 7], {

@@ -69,7 +69,15 @@ describe('Swin traced with symbolic batch, height and width, run in onnxruntime-
         om.tidy(() => {
           const [b, h, w] = [fx.cases[traceCase].sizes.batch, fx.cases[traceCase].sizes.height, fx.cases[traceCase].sizes.width];
           // the refusal names the pad of an odd side (another pad matched with it at a size where
-          // the model also changes): loud, but not yet where the model changes (left open)
+          // the model also changes): loud, but not yet where the model changes (left open). As far
+          // as it is known: the runs then centre on batch 8, height 29, width 43, where the model
+          // makes both patch pads, and include widths 3 to 13; a run there that returned with the
+          // width pad left out (an even width) is matched call for call, its height pad (4 pads)
+          // with the example's width pad (2 pads), and fit_args refuses the count. Parting such a
+          // run in om__run_call instead (another number of arguments as another call) gets past
+          // the pad, but the trace then ends at the first stage's view (swin.mjs, the layer's view
+          // to [B, H', W', C]; the runs its message lists first are all at even heights), naming
+          // no declaration either. Declared from 13 (below) it holds.
           const names = 'pad: the model passes 3 integer arguments here and 5 at other sizes';
           assert.throws(() => om.trace(model, { pixel_values: [image([b, 3, h, w], 1), ['batch', null, 'height', 'width']] }), (e) => e instanceof om.TraceError
             && e.kind === 'SymbolicShape' && e.message.includes(names));
@@ -96,8 +104,13 @@ describe('Swin traced with symbolic batch, height and width, run in onnxruntime-
         om.tidy(() => {
           const { batch: b, height: h, width: w } = fx.cases[unshiftedCase].sizes;
           assert.ok(within(small, h) && b >= 2, 'an example inside the declared range');
+          // every run the tracer makes is inside the declaration (a change once ran swin_cls at height 31)
+          const seen = [], forward = model.forward.bind(model);
+          model.forward = (x) => (seen.push(x.shape), forward(x));
           assert.throws(() => om.trace(model, { pixel_values: [image([b, 3, h, w], 1), declared(small, { min: least })().pixel_values] }),
             (e) => e instanceof om.TraceError && e.kind === 'SymbolicShape' && e.message.includes('but not as a size the graph can compute'));
+          assert.ok(new Set(seen.map((s) => s[2])).size > 1, 'the height moved');
+          for (const s of seen) assert.ok(within(small, s[2]) && within({ min: least }, s[3]), `a run at [${s}], outside the declaration`);
         });
       } finally {
         model.dispose();
