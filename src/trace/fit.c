@@ -478,16 +478,19 @@ static bool seen_at(const om_trace *tr, const int64_t *v, const int64_t (*at)[64
  * value depends on the residue alone; g is searched over the table. Where the points are such a
  * function at TABLE_PAIRS residues seen twice and some residues are missing, sizes near the example
  * with them are asked for (OM_FIT_AMBIGUOUS, at); OM_FIT_NONE when no w fits or no g gives the
- * table. Only symbols of multiple 1, so that a point is a size to run at. */
+ * table. E is a symbol, or of a multiple (om.Dim's multipleOf, a range narrowed to even sizes) its
+ * variable seq / m, so that a point is a run's variables. */
 static int residue_table(om_lower *l, const pool *p, const int64_t *a, int n, int64_t (*at)[64], int *n_at) {
   om_trace *tr = l->tr;
   int64_t v0[64];
   om__run_example(tr, v0);
   for (int k = 0; k < tr->symbols.n; k++) {
     const om_symbol *sym = &tr->symbols.v[k];
-    int e = om__x_sym(tr, k), i = 0;
+    int e = om__x_sym(tr, k), i = 0; /* of a multiple (seq / 2), its variable: a run's v[k] */
+    if (e >= 0 && sym->multiple > 1) e = om__x_divexact(tr, e, om__x_const(tr, sym->multiple));
+    if (e < 0) return OM_FIT_ERROR;
     while (i < p->near && p->x[i] != e) i++;
-    if (i == p->near || sym->multiple != 1) continue;
+    if (i == p->near) continue;
     const int64_t *E = p->e[i];
     for (int64_t w = 2; w <= K_MAX; w++) {
       int64_t t[K_MAX] = {0}, first[K_MAX] = {0};
