@@ -10,7 +10,8 @@
  *   (a split's last piece by 26 starts there); min(E + b, k) (a split's piece, whole at larger sizes),
  *   and c * E plus such a minimum or maximum (Math.max(T, B) - T);  c * (a product of input axes) + b;
  *   c * E1 * E2 + b;  c1 * E1 + c2 * E2 + b;  periodic forms by any divisor (steps of k every k
- *   sizes where the step the points show leaves no one form: a window's padding);  last, E * (any of
+ *   sizes where the step the points show leaves no one form: a window's padding);  a floor division of
+ *   a remainder by w <= 16 from a table of every residue (half a split's last piece);  last, E * (any of
  *   these forms), up to three factors (B * floor((H + 6) / 7)). 
  * With 7 runs (the record run and 6 at other sizes, runs.c; fewer where a run has no such call)
  * an affine form is checked at more sizes than determine it, a floor division must have seen
