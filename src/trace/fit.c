@@ -10,7 +10,8 @@
  *   (a split's last piece by 26 starts there); min(E + b, k) (a split's piece, whole at larger sizes),
  *   and c * E plus such a minimum or maximum (Math.max(T, B) - T);  c * (a product of input axes) + b;
  *   c * E1 * E2 + b;  c1 * E1 + c2 * E2 + b;  periodic forms by any divisor (steps of k every k
- *   sizes where the step the points show leaves no one form: a window's padding);  last, E * (any of
+ *   sizes where the step the points show leaves no one form: a window's padding);  a floor division of
+ *   a remainder by w <= 16 from a table of every residue (half a split's last piece);  last, E * (any of
  *   these forms), up to three factors (B * floor((H + 6) / 7)). 
  * With 7 runs (the record run and 6 at other sizes, runs.c; fewer where a run has no such call)
  * an affine form is checked at more sizes than determine it, a floor division must have seen
@@ -463,6 +464,90 @@ static int periodic(om_lower *l, const pool *p, int i, const int64_t *a, int n, 
   return OM_FIT_NONE;
 }
 
+/* ---- functions of a remainder: any period up to K_MAX ---- */
+
+#define TABLE_PAIRS 3 /* the residues seen twice, at least, before the runs are asked for the others */
+
+static bool seen_at(const om_trace *tr, const int64_t *v, const int64_t (*at)[64], int n);
+
+/* g(R) of a symbol's size E where R = (E + s) mod w (E + s - w * floor((E + s) / w)) and g is
+ * m * floor((c * R + b) / k) + d: the nested forms real code writes after a remainder, half or a
+ * third of a split's last piece ((T - 1) % 8 + 1) / 2, the two halves of a window's padding
+ * ((w - T % w) % w) >> 1 and its rest, Math.ceil(((T + 2) % 5) / 3). The points must be a function
+ * of E mod w (the smallest such w), and every residue must have been seen at two sizes or more (a
+ * table of w values, each checked once): then any g that gives the table gives every size, as the
+ * value depends on the residue alone; g is searched over the table. Where the points are such a
+ * function at TABLE_PAIRS residues seen twice and some residues are missing, sizes near the example
+ * with them are asked for (OM_FIT_AMBIGUOUS, at); OM_FIT_NONE when no w fits or no g gives the
+ * table. E is a symbol, or of a multiple (om.Dim's multipleOf, a range narrowed to even sizes) its
+ * variable seq / m, so that a point is a run's variables. */
+static int residue_table(om_lower *l, const pool *p, const int64_t *a, int n, int64_t (*at)[64], int *n_at) {
+  om_trace *tr = l->tr;
+  int64_t v0[64];
+  om__run_example(tr, v0);
+  for (int k = 0; k < tr->symbols.n; k++) {
+    const om_symbol *sym = &tr->symbols.v[k];
+    int e = om__x_sym(tr, k), i = 0; /* of a multiple (seq / 2), its variable: a run's v[k] */
+    if (e >= 0 && sym->multiple > 1) e = om__x_divexact(tr, e, om__x_const(tr, sym->multiple));
+    if (e < 0) return OM_FIT_ERROR;
+    while (i < p->near && p->x[i] != e) i++;
+    if (i == p->near) continue;
+    const int64_t *E = p->e[i];
+    for (int64_t w = 2; w <= K_MAX; w++) {
+      int64_t t[K_MAX] = {0}, first[K_MAX] = {0};
+      int seen[K_MAX] = {0}, pairs = 0, all = 0;
+      bool ok = true;
+      for (int r = 0; r < n && ok; r++) {
+        int64_t rho = ((E[r] % w) + w) % w;
+        if (!seen[rho]) t[rho] = a[r], first[rho] = E[r], seen[rho] = 1;
+        else if (t[rho] != a[r]) ok = false;
+        else if (E[r] != first[rho] && seen[rho] == 1) seen[rho] = 2, pairs++;
+      }
+      if (!ok) continue;
+      for (int64_t rho = 0; rho < w; rho++) all += seen[rho] == 2;
+      if (all < w) { /* the smallest w the points are a function of the residue of: the sizes missing */
+        if (pairs < TABLE_PAIRS || !at) return OM_FIT_NONE;
+        *n_at = 0;
+        for (int64_t rho = 0; rho < w && *n_at < OM_AT_MAX; rho++)
+          for (int64_t x = v0[k] + 1; seen[rho] < 2 && x <= sym->vmax && x < v0[k] + 1 + 4 * w && *n_at < OM_AT_MAX; x++) {
+            int64_t v[64];
+            memcpy(v, v0, sizeof v);
+            v[k] = x;
+            if (x % w != rho || x == first[rho] || seen_at(tr, v, (const int64_t(*)[64])at, *n_at)) continue;
+            memcpy(at[(*n_at)++], v, sizeof at[0]);
+            seen[rho]++;
+          }
+        return *n_at ? OM_FIT_AMBIGUOUS : OM_FIT_NONE;
+      }
+      /* every residue twice: g over the table, the fewest terms first (k = 1 is +-R + d) */
+      for (int64_t q = 1; q <= w; q++)
+        for (int64_t s = 0; s < w; s++)
+          for (int c = 1; c >= -1; c -= 2)
+            for (int64_t b = q == 1 ? 0 : -w - q; b <= (q == 1 ? 0 : w + q); b++)
+              for (int m = 1; m >= -1; m -= 2) {
+                int64_t d = t[0] - m * fdiv(c * (s % w) + b, q);
+                bool fits = true;
+                for (int64_t rho = 1; rho < w && fits; rho++) fits = t[rho] == m * fdiv(c * ((rho + s) % w) + b, q) + d;
+                if (!fits) continue;
+                int sh = om__x_lin(tr, 1, e, 0, -1, s), f = sh < 0 ? -1 : om__x_floordiv(tr, sh, w);
+                int R = f < 0 ? -1 : om__x_lin(tr, 1, sh, -w, f, 0);
+                int num = R < 0 ? -1 : om__x_lin(tr, c, R, 0, -1, b), g = num < 0 ? -1 : om__x_floordiv(tr, num, q);
+                return g < 0 ? OM_FIT_ERROR : om__x_lin(tr, m, g, 0, -1, d);
+              }
+      return OM_FIT_NONE;
+    }
+  }
+  return OM_FIT_NONE;
+}
+
+/* residue_table() where nothing else fits: a floor division (*floored), or the sizes that may pin one down. */
+static int remainder_fit(om_lower *l, const pool *p, const int64_t *a, int n, bool *floored, int64_t (*at)[64], int *n_at) {
+  *n_at = 0;
+  int x = residue_table(l, p, a, n, at, n_at);
+  if (x >= 0) *floored = true;
+  return x;
+}
+
 /* periodic() over the pool: the first entry with one form (a floor division, which *floored
  * marks), else the points that tell the forms of the first entry with several apart
  * (OM_FIT_AMBIGUOUS). */
@@ -872,6 +957,7 @@ static int fit_values(om_lower *l, const pool *p, const int64_t *a, int n, bool 
      * 4 where the model reads 3 at W = 48) */
     if (x >= 0 && weak_x >= 0 && x != weak_x && same_in_range(tr, x, weak_x, at[0]) == 0) return *n_at = 1, OM_FIT_AMBIGUOUS;
     if (x == OM_FIT_NONE) x = periodic_fit(l, p, a, n, floored, at, n_at);
+    if (x == OM_FIT_NONE) x = remainder_fit(l, p, a, n, floored, at, n_at);
     if (x == OM_FIT_NONE) x = factored(l, p, a, n, floored, at, n_at, depth);
     return x == OM_FIT_NONE ? OM_FIT_UNDECIDED : x;
   }
@@ -923,6 +1009,7 @@ static int fit_values(om_lower *l, const pool *p, const int64_t *a, int n, bool 
         }
     }
   x = periodic_fit(l, p, a, n, floored, at, n_at);
+  if (x == OM_FIT_NONE) x = remainder_fit(l, p, a, n, floored, at, n_at);
   if (x == OM_FIT_NONE) x = factored(l, p, a, n, floored, at, n_at, depth);
   return x == OM_FIT_NONE && !depth ? one_sided(l, p, a, n, at, n_at) : x;
 }

@@ -646,3 +646,43 @@ describe('ranges narrowed where the model fails', () => {
     x.dispose();
   });
 });
+
+describe('functions of a remainder (a half or a third of a split\'s last piece, the halves of a window\'s padding)', () => {
+  // Longformer, BigBird and Swin pad to a multiple of a window, then halve or stride what they
+  // computed: none of these is one floor division of T, each is a function of T % w alone, fitted
+  // once the runs have seen every residue of w twice
+  const forms = {
+    half: (w) => (T) => Math.floor(((T - 1) % w + 1) / 2), // half of a split's last piece
+    third: (w) => (T) => Math.ceil(((T - 1) % w + 1) / 3), // a third of it, rounded up
+    shifted: (w) => (T) => Math.floor(((w - ((T + 2) % w)) % w) / 2) + 1, // half the pad of T + 2, plus one
+  };
+  test('windows 3, 5, 7 and 12: halves, thirds and a shifted pad\'s half as slice lengths, and a pad split left and right; exact across every multiple and far above', () => withTraced((keep) => {
+    for (const w of [3, 5, 7, 12]) {
+      const at = acrossWindows(w).concat([{ T: 3 * w + 2 }, { T: 4 * w - 1 }]);
+      for (const [name, form] of Object.entries(forms)) {
+        const size = form(w);
+        const model = (x) => x.slice(1, 0, size(x.shape[1])).tanh();
+        const tm = traceAt(keep, model, { x: [om.randn([2, 10, 3], { seed: w }), ['B', 'T', null]] }, at);
+        // a third of a piece of at most 3 rows is 1 at every size: a constant, as the graph has it
+        const moves = new Set(Array.from({ length: 2 * w }, (_, T) => size(T + 1))).size > 1;
+        assert.equal(typeof tm.outputs[0].shape[1], moves ? 'string' : 'number', `${name}, w = ${w}: a size the graph computes`);
+        assert.deepEqual(tm.symbols.map((s) => [s.min, s.max, s.narrowedBy]), [[1, Infinity, null], [1, Infinity, null]], `${name}, w = ${w}`);
+      }
+      // the pad's halves left and right (same-style padding), then windows of w
+      const split = (x) => {
+        const [B, T, C] = x.shape;
+        const pad = (w - (T % w)) % w, left = pad >> 1;
+        return F.pad(x, [0, 0, left, pad - left]).reshape(B, -1, w, C).mul(om.arange(0, w).float().view(1, 1, w, 1)).sum(2);
+      };
+      const tp = traceAt(keep, split, { x: [om.randn([2, 10, 3], { seed: 20 + w }), ['B', 'T', null]] }, at);
+      assert.deepEqual(tp.outputs[0].shape, ['B', `floor((T+${w - 1})/${w})`, 3], `split pad, w = ${w}`);
+    }
+  }));
+
+  test('of a symbol declared a multiple of 2: the remainder of T / 2 by 5, halved, at every even size up to 40 and far above', () => withTraced((keep) => {
+    const model = (x) => { const T = x.shape[1]; return x.slice(1, 0, Math.floor(((T / 2 - 1) % 5 + 1) / 2) + 1).exp(); };
+    const sizes = Array.from({ length: 20 }, (_, i) => 2 * (i + 1)).concat([998, 1000]).map((T) => ({ T }));
+    const tm = traceAt(keep, model, { x: [om.randn([2, 14, 3], { seed: 5 }), ['B', om.Dim('T', { multipleOf: 2 }), null]] }, sizes);
+    assert.equal(typeof tm.outputs[0].shape[1], 'string');
+  }));
+});
