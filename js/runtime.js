@@ -393,6 +393,7 @@ export function callOp(who, op, inHandles, iattrs, fattrs, nOut) {
  */
 export const omw = Object.freeze({
   arange: (start, end, step, dtype) => M._omw_arange(start, end, step, dtype),
+  linspace: (start, end, steps, dtype) => M._omw_linspace(start, end, steps, dtype),
   argmax: (a, dim, keepdim) => M._omw_argmax(a, dim, keepdim),
   argmin: (a, dim, keepdim) => M._omw_argmin(a, dim, keepdim),
   backward: (root, grad) => M._omw_backward(root, grad),

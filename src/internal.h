@@ -536,12 +536,12 @@ int om__trace_lower(const om_op_def *def, om_call *c, const om_attrs *given, int
  *  om__trace_lower returned (-1 when it did not run). */
 void om__trace_end_call(const om_call *c, int64_t index, int how, bool ok);
 /* What a creation function made, for om__trace_created. */
-typedef enum om_created { OM_CREATED_FULL, OM_CREATED_ARANGE, OM_CREATED_RANDOM, OM_CREATED_DATA } om_created;
+typedef enum om_created { OM_CREATED_FULL, OM_CREATED_ARANGE, OM_CREATED_RANDOM, OM_CREATED_DATA, OM_CREATED_LINSPACE } om_created;
 /** After a creation function made t (owned) while a trace records: logs it (a run at other
  *  sizes); in the record run, when its sizes or its value change with the sizes, t becomes a
  *  traced value computed in the graph (full: Expand of its value; arange: Range; data of one
- *  element: the value), or SymbolicShape for what the graph cannot reproduce (random values or
- *  data of a changing size). args: full: value; arange: start, end, step; data: the element (one
+ *  element: the value; linspace: its two halves in double), or SymbolicShape for what the graph cannot reproduce (random values or
+ *  data of a changing size). args: full: value; arange: start, end, step; linspace: start, end; data: the element (one
  *  element) or a hash of the bytes. Returns t, or NULL (t released) on error. who names the
  *  public function. */
 om_tensor *om__trace_created(om_tensor *t, om_created kind, const double *args, int n_args, const char *who);

@@ -139,6 +139,11 @@ om_tensor *om_scalar(double value, om_dtype dtype);
 om_tensor *om_from_data(const void *data, const int64_t *shape, int ndim, om_dtype dtype);
 /** start, start+step, ... below end (above end for a negative step), 1-D. */
 om_tensor *om_arange(double start, double end, double step, om_dtype dtype);
+/** torch.linspace: steps values from start to end, 1-D, in PyTorch's float32 arithmetic (start
+ *  and end rounded to float32, step = (end - start) / (steps - 1) rounded to float32; the first
+ *  steps / 2 values start + step * i, the others end - step * (steps - 1 - i), each rounded once
+ *  from double), then converted to dtype. Returns a new reference. */
+om_tensor *om_linspace(double start, double end, int64_t steps, om_dtype dtype);
 /** Uniform floats in [0, 1) from a counter-based generator: same numbers natively and in WASM.
  *  With has_seed, element i depends only on (seed, i); without, the thread's default generator
  *  (om_manual_seed) is used and advanced. */

@@ -4843,7 +4843,8 @@ def make_longformer_windows():
 
 # BigBird's lengths around its threshold (5 + 2 * num_random_blocks) * block_size: full attention
 # up to it, block-sparse (padded to a multiple of block_size) above; the trace case first, then 1,
-# odd lengths, the threshold - 1, itself, + 1, + 2, + 3, and far above.
+# odd lengths, the threshold - 1, itself, + 1, + 2, + 3, and far above; then batch 5 at the threshold and
+# one above for block_size 2 (a symbolic batch's trace checked at batch 1, 2 and 5 on both sides).
 BIG_BIRD_CONFIG = {'vocab_size': 64, 'hidden_size': 32, 'num_hidden_layers': 2, 'num_attention_heads': 2,
                    'intermediate_size': 64, 'hidden_act': 'gelu_new', 'max_position_embeddings': 128, 'type_vocab_size': 2,
                    'layer_norm_eps': 1e-12, 'pad_token_id': 0, 'attention_type': 'block_sparse', 'use_bias': True,
@@ -4870,7 +4871,7 @@ def big_bird_fixture(name, config, sizes):
 def make_big_bird():
     # block_size 2, one random block: the threshold is 14; traced at 31 (block-sparse, padded to 32)
     return big_bird_fixture('big_bird', {}, [(2, 31), (1, 1), (2, 5), (1, 12), (2, 13), (1, 14), (2, 15), (1, 16), (2, 17),
-                                             (1, 64), (1, 100)])
+                                             (1, 64), (1, 100), (5, 14), (5, 15)])
 
 
 @model

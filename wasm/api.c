@@ -63,6 +63,10 @@ OMW om_tensor *omw_full(const int64_t *shape, int ndim, int dtype, double value)
 OMW om_tensor *omw_arange(double start, double end, double step, int dtype) {
   return om_arange(start, end, step, (om_dtype)dtype);
 }
+/** steps arrives as a double (a JS number: an integer below 2^53, checked by the caller). */
+OMW om_tensor *omw_linspace(double start, double end, double steps, int dtype) {
+  return om_linspace(start, end, (int64_t)steps, (om_dtype)dtype);
+}
 /** Uniform (normal == 0) or standard normal values; the seed arrives as two 32-bit halves. */
 OMW om_tensor *omw_random(const int64_t *shape, int ndim, unsigned seed_lo, unsigned seed_hi,
                           int has_seed, int normal) {

@@ -12,7 +12,8 @@
 // bigbird_block_sparse_attention computes its five parts; the output is sliced back. The random
 // key blocks are what eval mode makes them: upstream's _bigbird_block_rand_mask_with_head returns
 // zeros when not training, so every random block is block 0 (as upstream, built from the length
-// as a constant, repeated per batch row, gathered by torch_gather_b2's flattened index_select).
+// as a constant, expanded to every batch row, gathered by torch_gather_b2's flattened index_select;
+// upstream's two loops over the batch written as an expand and a gather, so a trace holds at every batch).
 // One difference, deliberate: upstream's switch is sticky (set_attention_type replaces every
 // layer's attention module, so a model that once saw a short input keeps full attention for long
 // ones); here the choice is made per call, as a freshly loaded upstream model makes it, and
@@ -138,8 +139,11 @@ export class BigBirdBlockSparseAttention extends BigBirdSelfAttention {
   /** _create_rand_mask_from_inputs: [b, h, nb - 2, bs, r * bs], 1 where a query and its random key are both real tokens. */
   static createRandMaskFromInputs(fromBlockedMask, toBlockedMask, randAttn, numAttentionHeads, numRandBlocks, batchSize, fromSeqLength, fromBlockSize) {
     const numWindows = Math.floor(fromSeqLength / fromBlockSize) - 2;
-    // torch.stack([p1[i1.flatten()] for p1, i1 in zip(to_blocked_mask, rand_attn)])
-    let randMask = om.stack(Array.from({ length: batchSize }, (_, b) => toBlockedMask.select(0, b).indexSelect(0, randAttn.select(0, b).flatten())));
+    // torch.stack([p1[i1.flatten()] for p1, i1 in zip(to_blocked_mask, rand_attn)]): row b's blocks
+    // at row b's indices, written as one gather along the blocks (a loop over the batch would make
+    // the traced graph hold at the traced batch only; the gather holds at every batch)
+    const index = randAttn.reshape(batchSize, -1, 1).expand(-1, -1, toBlockedMask.shape[2]);
+    let randMask = toBlockedMask.gather(1, index);
     randMask = randMask.view(batchSize, numAttentionHeads, numWindows, numRandBlocks * fromBlockSize);
     return om.einsum('blq,bhlk->bhlqk', fromBlockedMask.slice(1, 1, -1), randMask);
   }
@@ -191,7 +195,9 @@ export class BigBirdBlockSparseAttention extends BigBirdSelfAttention {
     // the random blocks (upstream's lengths 1024, 3072, 4096 use the paper's plan, also zeros in eval)
     const [planFromLength, planNumRandBlocks] = BigBirdBlockSparseAttention.getRandAttnPlan(seqLen, bs, r);
     let randAttn = om.stack(this.bigbirdBlockRandMaskWithHead(seqLen, seqLen, bs, bs, nHeads, planFromLength, planNumRandBlocks), 0);
-    randAttn = om.cat(Array.from({ length: bsz }, () => randAttn.unsqueeze(0)), 0); // one copy per batch row
+    // torch.cat([rand_attn for _ in range(batch_size)], dim=0): one copy per batch row, written as
+    // an expand of the batch-independent table (a list as long as the batch holds at one batch only)
+    randAttn = randAttn.unsqueeze(0).expand(bsz, -1, -1, -1).contiguous();
     const randMask = BigBirdBlockSparseAttention.createRandMaskFromInputs(fromBlockedMask, toBlockedMask, randAttn, nHeads, r, bsz, seqLen, bs);
 
     const bq = queryLayer.view(bsz, nHeads, nb, bs, -1);

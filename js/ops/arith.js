@@ -9,7 +9,8 @@
 // rounds as written (lerp's vectorised kernel may fuse a multiply-add: an ulp apart there).
 import { OmError, invalid } from '../errors.js';
 import { describe, toI64 } from '../convert.js';
-import { Tensor, handle, tidy, where, tensor, optionsArg, isOptions, cat, elementwise, namedTuple } from '../tensor.js';
+import { Tensor, handle, tidy, where, tensor, optionsArg, isOptions, cat, elementwise, namedTuple, dtypeCode, wrapChecked } from '../tensor.js';
+import { omw } from '../runtime.js';
 import { flip } from './shape.js';
 
 const isTensor = (x) => x instanceof Tensor;
@@ -337,11 +338,9 @@ export function linspace(start, end, steps, options) {
   const n = Number(toI64(steps, who, 'steps'));
   if (n < 0) throw invalid(`${who}: number of steps must be non-negative`);
   const o = optionsArg(options, who, ['dtype']);
-  const f = Math.fround, s = f(start), e = f(end), step = n > 1 ? f(f(e - s) / (n - 1)) : 0, half = Math.floor(n / 2);
-  // PyTorch's vectorised kernel fuses each multiply-add (one rounding): the product of two floats
-  // is exact in a double, so the sum rounds once to float32 (twice in a rare tie)
-  const v = Array.from({ length: n }, (_, i) => (n === 1 ? s : i < half ? f(s + step * i) : f(e - step * (n - i - 1))));
-  return tensor(v, { dtype: o.dtype ?? 'float32' });
+  // one C call (om_linspace: PyTorch's two halves in float32 steps), so that a trace sees the
+  // number of steps as a size and writes the values as a graph computation where it changes
+  return wrapChecked(omw.linspace(start, end, n, dtypeCode(o.dtype ?? 'float32', who)), who);
 }
 
 /** torch.eye(n, m = n, { dtype = 'float32' }): ones on the main diagonal. */

@@ -276,6 +276,13 @@ static bool lower_reshape(om_lower *l, const om_call *c) {
     else if (!zero && !minus) shape[d] = -1, minus = true;
     else ext[d] = x;
   }
+  /* Where every symbolic axis copies (no -1 taken) and the caller wrote -1 at one of them, that
+   * axis keeps the caller's -1: it holds wherever the copy does and also at sizes where the axis
+   * stops being the input's extent (SegFormer's kv.reshape(B, C, -1) of [B, C, h, w] is h where
+   * w is 1 and h * w where it grows), so the graph is one form on both sides, not two cut by an If. */
+  const om_attrs *g = om__lower_given(l);
+  for (int d = 0; !zero && !minus && g && g->n_i == o->ndim && d < o->ndim; d++)
+    if (g->i[d] == -1 && shape[d] == 0) shape[d] = -1, minus = true;
   for (int d = 0; !zero && d < o->ndim; d++)
     if (ext[d] >= 0) {
       int out = aligned_reshape(l, c);

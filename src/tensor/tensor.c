@@ -477,6 +477,28 @@ om_tensor *om_arange(double start, double end, double step, om_dtype dtype) {
   return om__trace_created(t, OM_CREATED_ARANGE, (double[]){start, end, step}, 3, "arange");
 }
 
+/* Element k of linspace(start, end, n) in float32 (start and end as floats, step the float32
+ * step, 0 for n < 2): torch.linspace's CPU kernel, whose halves meet in the middle, so both ends
+ * are exact. The product of a float32 step and an index below 2^29 is exact in double, so the
+ * sum rounds to double once and then to float (PyTorch's fused multiply-add rounds once: the two
+ * differ only where the double lands on a float32 tie). -ffp-contract=off keeps this unfused. */
+static float linspace_at(float s, float e, double step, int64_t n, int64_t k) {
+  return n == 1 || k < n / 2 ? (float)((double)s + step * (double)k) : (float)((double)e - step * (double)(n - 1 - k));
+}
+
+om_tensor *om_linspace(double start, double end, int64_t steps, om_dtype dtype) {
+  if (!check_dtype(dtype, "linspace")) return NULL;
+  if (steps < 0) return om__fail(OM_ERR_INVALID_ARGUMENT, "linspace: number of steps must be non-negative"), NULL;
+  om_meta m = {.dtype = dtype, .ndim = 1, .shape = {steps}};
+  if (om__trace_shape_only(&m))
+    return om__trace_created(om__trace_phantom(&m), OM_CREATED_LINSPACE, (double[]){start, end}, 2, "linspace");
+  om_tensor *t = om__tensor_new(&m, false, "linspace");
+  float s = (float)start, e = (float)end;
+  double step = steps > 1 ? (float)((double)(float)((double)e - (double)s) / (double)(steps - 1)) : 0;
+  for (int64_t k = 0; t && k < steps; k++) store(t->storage->data, dtype, k, linspace_at(s, e, step, steps, k));
+  return om__trace_created(t, OM_CREATED_LINSPACE, (double[]){start, end}, 2, "linspace");
+}
+
 /* ---- element access ---- */
 
 /* Byte offset of logical element k (row-major) within t's storage view. */

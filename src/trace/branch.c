@@ -435,6 +435,32 @@ static om_traced_model *join(const cut *c, int i, int d, int64_t at, const om_tr
   return NULL;
 }
 
+/* Pieces lo and hi (symbol k's sizes below `at`, from it) whose graphs are the same, nodes,
+ * attributes and constants (the change the runs saw at the threshold left nothing in the graph:
+ * SegFormer's reduction conv writes one column below the width 61 and two from it, and its
+ * kv.reshape(B, C, -1) is [0, C, -1] on both sides), are one graph: model keep (lo or hi, the
+ * example's) with symbol k's range the union of the two, no If. Each piece passed every check over
+ * its own range, so the one graph holds over both. NULL (no error) where they differ, where a
+ * piece holds one size (its axis fixed) or is cut itself, or where their ranges leave sizes out
+ * between them; NULL with OutOfMemory set. */
+static om_traced_model *one_graph(const cut *c, int64_t at, const om_traced_model *lo, const om_traced_model *hi,
+                                  om_traced_model *keep_m) {
+  const om_symbol *s = &c->tr->symbols.v[c->k];
+  const om_traced_sym *p[2] = {sym_named(lo, s->name), sym_named(hi, s->name)};
+  if (!p[0] || !p[1] || p[0]->n_branches || p[1]->n_branches || p[0]->max < at - 1 || p[1]->min > at || !om__loop_same(lo, hi))
+    return NULL;
+  om_traced_sym *q = NULL;
+  for (int j = 0; j < keep_m->n_symbols; j++)
+    if (!strcmp(keep_m->symbols[j].name, s->name)) q = &keep_m->symbols[j];
+  bool ok = q != NULL;
+  const char *min_why = ok ? keep(&keep_m->g.arena, p[0]->min_why, &ok) : NULL, *max_why = ok ? keep(&keep_m->g.arena, p[1]->max_why, &ok) : NULL;
+  if (!ok) return om__fail(OM_ERR_OUT_OF_MEMORY, "trace_run: out of memory"), NULL;
+  q->min = p[0]->min, q->max = p[1]->max, q->min_why = min_why, q->max_why = max_why;
+  q->checked_min = p[0]->checked_min < p[1]->checked_min ? p[0]->checked_min : p[1]->checked_min;
+  q->checked_max = p[0]->checked_max > p[1]->checked_max ? p[0]->checked_max : p[1]->checked_max;
+  return keep_m;
+}
+
 /* ---- the cut ---- */
 
 /* The example's variable for piece p of symbol s other than the example's: its end at the
@@ -799,7 +825,9 @@ int om__branch_run(om_trace *tr, const om_symbol *declared, om_trace_fn fn, void
   int64_t ex_min = pc[ex].v * s->multiple, ex_max = ex_min; /* the sizes the example's piece holds for (one when fixed) */
   const om_traced_sym *q = ex_traced ? sym_named(m[ex], s->name) : NULL;
   if (q) ex_min = q->min, ex_max = q->max;
-  om_traced_model *joined = ok ? join(&c, in_i, in_d, at * s->multiple, m[0], m[1], &pc[0], &pc[1], ex == 1) : NULL;
+  om_traced_model *joined = ok ? one_graph(&c, at * s->multiple, m[0], m[1], m[ex]) : NULL;
+  if (joined) m[ex] = NULL; /* the model now */
+  else if (ok && om_last_error() == OM_ERR_OK) joined = join(&c, in_i, in_d, at * s->multiple, m[0], m[1], &pc[0], &pc[1], ex == 1);
   failed = om_last_error();
   if (!ok && ex_traced && failed != OM_ERR_OK && failed != OM_ERR_OUT_OF_MEMORY &&
       (failed == OM_ERR_TRACE_SYMBOLIC_SHAPE || failed < OM_ERR_TRACE_UNSUPPORTED_OPERATION) &&

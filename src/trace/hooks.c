@@ -461,6 +461,53 @@ static int lower_arange(om_lower *l, const double *args, int x_start, int len, o
   return v;
 }
 
+/* Value v (emitted by a lowering) has the length expression len along its one axis. */
+static int along(om_lower *l, int v, int len) {
+  if (v < 0) return -1;
+  l->tr->g.values.v[v].ext[0] = len;
+  om__x_extent(l->tr, len);
+  return v;
+}
+
+/* Node op_type on in[0..n) writing one value of meta (dtype set to dtype); -1 on error. */
+static int node(om_lower *l, const char *op_type, const int *in, int n, om_meta meta, om_dtype dtype) {
+  int v;
+  meta.dtype = dtype;
+  for (int k = 0; k < n; k++)
+    if (in[k] < 0) return -1;
+  return om__emit(l, op_type, in, n, &meta, 1, &v, NULL, 0) ? v : -1;
+}
+
+/* linspace(start, end, n) of a length n that changes with the sizes, as om_linspace computes it
+ * (src/tensor/tensor.c), in double and rounded once to float32, so that the graph gives eager's
+ * bits at every n: i = Range(0, n); step = f32((end - start) / max(n - 1, 1)), 0 where n < 2;
+ * start + step * i where 2 i + 1 < n or i = 0 (the first n / 2, and the one value of n = 1), else
+ * end - step * (n - 1 - i). A float32 graph would round the product before the sum. -1 on error. */
+static int lower_linspace(om_lower *l, const double *args, int len, om_dtype dtype) {
+  om_meta vec = l->c->out_meta[0], sc = {.ndim = 0};
+  float s = (float)args[0], e = (float)args[1];
+  int n = om__lower_x_scalar(l, len), zero = om__lower_ints(l, &(int64_t){0}, -1), one = om__lower_ints(l, &(int64_t){1}, -1);
+  int i = along(l, node(l, "Range", (int[]){zero, n, one}, 3, vec, OM_INT64), len);
+  int odd = along(l, node(l, "Add", (int[]){along(l, node(l, "Mul", (int[]){i, om__lower_ints(l, &(int64_t){2}, -1)}, 2, vec, OM_INT64), len), one}, 2, vec, OM_INT64), len);
+  int first = along(l, node(l, "Or", (int[]){along(l, node(l, "Less", (int[]){odd, n}, 2, vec, OM_BOOL), len),
+                                               along(l, node(l, "Equal", (int[]){i, zero}, 2, vec, OM_BOOL), len)}, 2, vec, OM_BOOL), len);
+  int id = along(l, om__lower_cast(l, i, &vec, OM_FLOAT64), len);
+  int nm1 = node(l, "Sub", (int[]){om__lower_cast(l, n, &sc, OM_FLOAT64), om__lower_scalar(l, 1, OM_FLOAT64)}, 2, sc, OM_FLOAT64);
+  int span = om__lower_scalar(l, (float)((double)e - (double)s), OM_FLOAT64);
+  int step = node(l, "Div", (int[]){span, node(l, "Max", (int[]){nm1, om__lower_scalar(l, 1, OM_FLOAT64)}, 2, sc, OM_FLOAT64)}, 2, sc, OM_FLOAT64);
+  sc.dtype = OM_FLOAT64;
+  step = om__lower_cast(l, om__lower_cast(l, step, &sc, OM_FLOAT32), &sc, OM_FLOAT64);
+  step = node(l, "Where", (int[]){node(l, "Greater", (int[]){nm1, om__lower_scalar(l, 0, OM_FLOAT64)}, 2, sc, OM_BOOL), step,
+                                  om__lower_scalar(l, 0, OM_FLOAT64)}, 3, sc, OM_FLOAT64);
+  int lo = along(l, node(l, "Add", (int[]){om__lower_scalar(l, s, OM_FLOAT64), along(l, node(l, "Mul", (int[]){step, id}, 2, vec, OM_FLOAT64), len)}, 2, vec, OM_FLOAT64), len);
+  int back = along(l, node(l, "Sub", (int[]){nm1, id}, 2, vec, OM_FLOAT64), len);
+  int hi = along(l, node(l, "Sub", (int[]){om__lower_scalar(l, e, OM_FLOAT64), along(l, node(l, "Mul", (int[]){step, back}, 2, vec, OM_FLOAT64), len)}, 2, vec, OM_FLOAT64), len);
+  vec.dtype = OM_FLOAT64;
+  int v = along(l, om__lower_cast(l, along(l, node(l, "Where", (int[]){first, lo, hi}, 3, vec, OM_FLOAT64), len), &vec, OM_FLOAT32), len);
+  vec.dtype = OM_FLOAT32;
+  return dtype == OM_FLOAT32 ? v : along(l, om__lower_cast(l, v, &vec, dtype), len);
+}
+
 /* The record run's creation of t: its sizes and arguments as expressions of what the other runs
  * logged; a traced value when any of them moves. Returns t, or NULL on error (t released). */
 static om_tensor *created_record(om_trace *tr, om_tensor *t, om_created kind, const om_attrs *given, const char *who) {
@@ -502,9 +549,17 @@ static om_tensor *created_record(om_trace *tr, om_tensor *t, om_created kind, co
                    "the graph (compute it with ops: om.arange, om.full, ...)");
     goto fail;
   }
+  if (kind == OM_CREATED_LINSPACE && (value_moves || t->dtype == OM_FLOAT64)) {
+    om__trace_fail(OM_ERR_TRACE_SYMBOLIC_SHAPE, "%s: %s", who, value_moves ? "a start or end that changes with the sizes "
+                   "cannot be written in the graph (only the number of steps may change)" : "a float64 linspace of a "
+                   "length that changes with the sizes cannot be written in the graph (a trace holds float32, int64 and bool)");
+    goto fail;
+  }
   mark(tr, &c);
   int v = -1;
-  if (kind == OM_CREATED_ARANGE) {
+  if (kind == OM_CREATED_LINSPACE) {
+    v = lower_linspace(&l, given->f, l.out_ext[0][0], t->dtype);
+  } else if (kind == OM_CREATED_ARANGE) {
     /* args: start, end, step. The length follows the sizes; the start may too (arange(T - 1, -1,
      * -1)), the step may not. An int64 arange of a fractional start or step is a truncated sum
      * the graph's Range would not reproduce. */

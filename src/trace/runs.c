@@ -234,7 +234,8 @@ static bool push_origins(om_run *run, const om_trace *tr, om_tensor *const *t, i
 
 /* The name of logged kind op, for messages. */
 static const char *kind_name(int op) {
-  static const char *const created[] = {"full", "arange", "a random tensor", "from_data"};
+  static const char *const created[] = {"full", "arange", "a random tensor", "from_data", "linspace"};
+  _Static_assert(sizeof created / sizeof *created == OM_CREATED_LINSPACE + 1, "a name for every om_created kind");
   return op < OM_OP_COUNT ? om_op_name(op) : created[op - OM_OP_COUNT];
 }
 

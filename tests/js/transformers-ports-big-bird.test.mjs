@@ -7,7 +7,7 @@
 // output sliced back. Two configurations: block_size 2 with one random block (threshold 14) and
 // block_size 4 with two (threshold 36). Each loads PyTorch's safetensors strictly and matches PyTorch
 // eagerly at 1, odd lengths, the threshold - 1, itself, + 1, + 2 and far above. Traced with a
-// symbolic length (the batch fixed: a symbolic batch is refused, below) below the threshold or
+// symbolic length (the batch fixed, or symbolic too: checked at batch 1, 2 and 5) below the threshold or
 // above it, the graph is an If on the length; declared above it, it holds there alone. Each
 // traced graph runs in onnxruntime-web and the Session at the fixture lengths of its batch
 // against PyTorch, and at other lengths (1, far above) against eager.
@@ -57,12 +57,13 @@ describe('BigBird loads PyTorch\'s safetensors strictly and matches PyTorch eage
 });
 
 /**
- * Traces port `name` at its trace case (or the case of length `at`) with the batch fixed (the
- * case's) and seq as `seq` (a name or an om.Dim), runs the .onnx in onnxruntime-web and the graph in the Session at every fixture
- * case of that batch whose length the range holds (against PyTorch), at length far and at other
- * lengths inside it (against eager); returns the traced model's symbols and the lengths checked against PyTorch.
+ * Traces port `name` at its trace case (or the case of length `at`) with the batch as `batch` (null:
+ * fixed, the case's) and seq as `seq` (a name or an om.Dim), runs the .onnx in onnxruntime-web and the graph in the Session at every fixture
+ * case of that batch (of every batch where it is symbolic) whose length the range holds (against PyTorch), at length far (at
+ * batch `farBatch`, the case's by default) and at other lengths inside it (against eager); returns the traced model's symbols
+ * and the lengths checked against PyTorch ([batch, seq] pairs where the batch is symbolic).
  */
-async function tracesInside(t, name, seq, far, at = null) {
+async function tracesInside(t, name, seq, far, at = null, batch = null, farBatch = null) {
   const port = PORTS[name];
   const fx = loadFixture(name);
   const model = loadPort(port, name, fx);
@@ -71,17 +72,17 @@ async function tracesInside(t, name, seq, far, at = null) {
     return await withTraced((keep) => {
       const traced = at === null ? fx.cases[fx.trace_case] : fx.cases.find((c) => c.sizes.seq === at);
       const examples = caseInputs(traced);
-      const inputs = Object.fromEntries(Object.entries(examples).map(([k, v]) => [k, [v, [null, seq]]]));
+      const inputs = Object.fromEntries(Object.entries(examples).map(([k, v]) => [k, [v, [batch, seq]]]));
       const tm = om.trace(model, inputs, { outputNames: port.outputs });
       keep(tm, examples, run(model, examples), `eager at ${sizesText(traced.sizes)} (traced)`, model);
-      const [s] = tm.symbols;
+      const s = tm.symbols.at(-1);
       for (const c of fx.cases) {
-        if (c.sizes.batch !== traced.sizes.batch || c.sizes.seq < s.min || c.sizes.seq > s.max) continue;
+        if ((batch === null && c.sizes.batch !== traced.sizes.batch) || c.sizes.seq < s.min || c.sizes.seq > s.max) continue;
         keep(tm, caseInputs(c), Object.values(caseOutputs(c)), `PyTorch at ${sizesText(c.sizes)}`);
-        lengths.push(c.sizes.seq);
+        lengths.push(batch === null ? c.sizes.seq : [c.sizes.batch, c.sizes.seq]);
       }
       // far above the fixture's lengths at this batch, against eager (the last row padded by 7)
-      const [b] = examples.input_ids.shape;
+      const b = farBatch ?? examples.input_ids.shape[0];
       const farIds = om.rand([b, far], { seed: far }).mul(fx.config.vocab_size).floor().long();
       const farMask = om.tensor(Array.from({ length: b }, (_, i) => Array.from({ length: far }, (_, j) => (i === b - 1 && j >= far - 7 ? 0 : 1))), { dtype: 'int64' });
       const farInputs = { input_ids: farIds, attention_mask: farMask };
@@ -162,10 +163,15 @@ describe('BigBird traced with a symbolic length: right on both sides of the thre
     assert.match(message, /^\w+: the model makes other calls when run again at the same sizes \(call \d+ is \w+ there\): a traced model must make the same calls at the same sizes/);
   });
 
-  // upstream repeats the random blocks' table once per batch row (torch.cat([rand_attn for _ in
-  // range(batch_size)])): a list as long as the batch, of one constant, which the trace refuses
-  test('a symbolic batch is refused at the random blocks\' table, one copy per batch row', () => {
-    const message = refusal('big_bird_b4', ['batch', 'seq']);
-    assert.match(message, /do not broadcast \(3 vs 2 at dim 0\)\), so the graph would only hold at the traced sizes; it holds for the sizes om\.Dim\('batch', \{ min: 2, max: 2 \}\)/);
+});
+
+describe('BigBird traced with a symbolic batch and length: one graph for every batch, on both sides of the threshold', () => {
+  // upstream repeats the random blocks' table once per batch row and gathers each row's random
+  // mask in a loop over the batch; the port writes the two as an expand and one gather (exact in
+  // eval mode, where the table is batch-independent), so the batch is symbolic too
+  test('big_bird traced at batch 2, length 31: an If on seq, right at batch 1, 2 and 5 either side of the threshold (14, 15) and far above', async (t) => {
+    const { symbols, lengths } = await tracesInside(t, 'big_bird', 'seq', 100, null, 'batch', 5);
+    assert.deepEqual(symbols, [['batch', 1, Infinity, null, undefined], ['seq', 1, 128, 'expand (call 2)', [{ min: 1, max: 14 }, { min: 15, max: 128 }]]]);
+    assert.deepEqual(lengths, [[2, 31], [1, 1], [2, 5], [1, 12], [2, 13], [1, 14], [2, 15], [1, 16], [2, 17], [1, 64], [1, 100], [5, 14], [5, 15]]);
   });
 });

@@ -95,6 +95,13 @@ describe('BLOOM, Wav2Vec2, SegFormer and ViT\'s embeddings traced once with symb
   test('segformer: symbolic batch, height and width; the image sizes hold from 29 (an 8 x 8 first stage for the 8 x 8 reduction), where the eager model fails below', (t) => traceAll(t, 'segformer', (tm) => {
     const conv = /^conv2d \(call \d+\)$/;
     assertSymbols(tm, { batch: [1, Infinity, null], height: [29, Infinity, conv], width: [29, Infinity, conv] });
+    // one graph across the width 61, where the first stage's 8 x 8 reduction grows from one column
+    // to two: kv.reshape(batch, channels, -1) keeps the -1, which holds on both sides (copying the
+    // reduced height, exact only while the reduced width is 1, would need an If cut there)
+    assert.ok(!tm.graph().nodes.some((n) => n.opType === 'If'), 'one graph, no If');
+    assert.ok(tm.symbols.every((s) => s.branches === undefined), JSON.stringify(tm.symbols));
+    const widths = loadFixture('segformer').cases.map((c) => c.sizes.width);
+    assert.ok(widths.some((w) => w < 61) && widths.some((w) => w >= 61), `fixture widths on both sides of 61: ${widths}`);
   }));
   test('vit_embeddings: traced at a size the table does not fit (24 x 20), symbolic batch, height and width; right at the native 16 x 16 too, where upstream returns the table itself', (t) => traceAll(t, 'vit_embeddings', (tm) => {
     const conv = /^conv2d \(call \d+\)$/;
