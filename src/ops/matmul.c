@@ -1221,17 +1221,23 @@ static bool lower_attention(om_lower *l, const om_call *c) {
                                           : !om__emit(l, "Where", in, 3, &mm, 1, &x, NULL, 0)))
       return false;
   }
-  if (regrouped(a)) { /* Reshape to [r..., L, S], Add the second mask, Reshape back: constant shapes, so fixed batches */
-    int nr = regrouped(a), g;
-    for (int d = 0; d < mm.ndim - 2; d++)
+  if (regrouped(a)) { /* Reshape to [r..., L, S], Add the second mask, Reshape back: r is fixed, so the batches must be */
+    int nr = regrouped(a), g, nb = mm.ndim - 2;
+    for (int d = 0; d < nb; d++)
       if (om__lower_out_ext(l, 0, d) >= 0) return om__lower_refuse(l, c, "a second mask's regrouping is written for fixed batch dims only");
     om_meta rm = mm;
     rm.ndim = nr + 2;
     memcpy(rm.shape, &a->i[3], sizeof(int64_t) * (size_t)nr);
-    rm.shape[nr] = mm.shape[mm.ndim - 2], rm.shape[nr + 1] = mm.shape[mm.ndim - 1];
-    int to = om__lower_ints(l, rm.shape, rm.ndim), back = om__lower_ints(l, mm.shape, mm.ndim), m2 = om__lower_input(l, 3 + (int)a->i[0]);
-    if (to < 0 || back < 0 || !om__emit(l, "Reshape", (int[]){x, to}, 2, &rm, 1, &g, NULL, 0) ||
-        !om__emit(l, "Add", (int[]){g, m2}, 2, &rm, 1, &g, NULL, 0) || !om__emit(l, "Reshape", (int[]){g, back}, 2, &mm, 1, &x, NULL, 0))
+    rm.shape[nr] = mm.shape[nb], rm.shape[nr + 1] = mm.shape[nb + 1];
+    int ext[OM_MAX_DIMS], le = om__lower_out_ext(l, 0, nb), se2 = om__lower_in_ext(l, 1, kt->ndim - 1); /* L and S may be symbolic */
+    for (int d = 0; d < OM_MAX_DIMS; d++) ext[d] = -1;
+    ext[nr] = le, ext[nr + 1] = se2;
+    int to = om__lower_shape_operand(l, rm.shape, ext, rm.ndim);
+    ext[nr] = ext[nr + 1] = -1, ext[nb] = le, ext[nb + 1] = se2;
+    int back = om__lower_shape_operand(l, mm.shape, ext, mm.ndim), m2 = om__lower_input(l, 3 + (int)a->i[0]);
+    const om_gattr zero = OM_ATTR_INT("allowzero", 1); /* an L or S of 0 is a size, not "copy the input's" */
+    if (to < 0 || back < 0 || !om__emit(l, "Reshape", (int[]){x, to}, 2, &rm, 1, &g, &zero, 1) ||
+        !om__emit(l, "Add", (int[]){g, m2}, 2, &rm, 1, &g, NULL, 0) || !om__emit(l, "Reshape", (int[]){g, back}, 2, &mm, 1, &x, &zero, 1))
       return false;
   }
   if (!om__emit(l, "Softmax", &x, 1, &mm, 1, &y, &OM_ATTR_INT("axis", mm.ndim - 1), 1)) return false;
