@@ -888,9 +888,14 @@ const om_op_def om__op_linear = {
     .lower = lower_linear, .onnx = "Gemm (2-D input); else Transpose, MatMul, Add",
     .test = {.n_in = 3, .ndims = {3, 2, 1}, .shapes = {{2, 3, 5}, {4, 5}, {4}}, .lo = -2, .hi = 2}};
 
-/* ---- attention: q [..., L, E], kt [..., E, S], v [..., S, Ev] (, mask) -> [..., L, Ev] ----
- * softmax(scale(q kt) (+ mask)) v, attrs i [has_mask, mask kind, scale kind], f [scale, fill]
- * (internal.h). Batch dims broadcast over all four; the mask broadcasts to [..., L, S].
+/* ---- attention: q [..., L, E], kt [..., E, S], v [..., S, Ev] (, mask) (, mask2) -> [..., L, Ev] ----
+ * softmax(scale(q kt) (+ mask) (then + mask2 in [r..., L, S])) v, attrs i [has_mask, mask kind,
+ * scale kind (, r...)], f [scale, fill] (internal.h). Batch dims broadcast over all four; the mask
+ * broadcasts to [..., L, S]. Given r (the scores' batches regrouped: the same count in the same
+ * order, as a Reshape of the scores that keeps L and S would group them), a second float32 mask
+ * broadcast to [r..., L, S] is added after the first: torchvision's Swin adds its shift mask to
+ * the biased scores reshaped to [B / windows, windows, heads, N, N], then reshapes them back. Two
+ * adds in turn, not one of the masks' sum, which would round otherwise.
  *
  * One op for what would be five, so that no [L, S] score matrix is ever whole: per batch, a block
  * of ATTN_ROWS query rows is multiplied into a score block, scaled, masked and softmaxed in
@@ -922,13 +927,45 @@ static bool scores_meta(const om_call *c, bool with_mask, om_meta *m) {
   return true;
 }
 
+/* The regrouped batch dims r of a second mask: their count (0: no second mask). */
+static int regrouped(const om_attrs *a) { return a->n_i - 3; }
+
+/* mask2, as the scores' batches regrouped to r (nr dims) and [L, S]: checked against them. */
+static bool check_mask2(const om_tensor *mask2, const int64_t *r, int nr, const om_meta *sm) {
+  int64_t rs[OM_MAX_DIMS], batches = 1, grouped = 1;
+  for (int d = 0; d < sm->ndim - 2; d++) batches *= sm->shape[d];
+  for (int d = 0; d < nr; d++) {
+    if (r[d] < 0) return om__fail(OM_ERR_INVALID_ARGUMENT, "attention: regrouped batch dim %d is %lld", d, (long long)r[d]);
+    grouped *= rs[d] = r[d];
+  }
+  rs[nr] = sm->shape[sm->ndim - 2], rs[nr + 1] = sm->shape[sm->ndim - 1];
+  char x[OM_SHAPE_STR_LEN], y[OM_SHAPE_STR_LEN];
+  if (grouped != batches)
+    return om__fail(OM_ERR_SHAPE_MISMATCH, "attention: the scores %s do not regroup to %s", om__shape_str(x, sizeof x, sm->shape, sm->ndim),
+                    om__shape_str(y, sizeof y, rs, nr + 2));
+  if (mask2->dtype != OM_FLOAT32) return om__fail(OM_ERR_DTYPE_MISMATCH, "attention: takes a float32 second mask, not %s", om_dtype_name(mask2->dtype));
+  bool fits = mask2->ndim <= nr + 2;
+  for (int d = 0; fits && d < mask2->ndim; d++) {
+    int64_t m = mask2->shape[mask2->ndim - 1 - d];
+    fits = m == 1 || m == rs[nr + 1 - d];
+  }
+  if (!fits)
+    return om__fail(OM_ERR_SHAPE_MISMATCH, "attention: second mask %s does not broadcast to the regrouped scores' %s",
+                    om__shape_str(x, sizeof x, mask2->shape, mask2->ndim), om__shape_str(y, sizeof y, rs, nr + 2));
+  return true;
+}
+
 static bool infer_attention(om_call *c) {
   const om_attrs *a = &c->attrs;
-  if (a->n_i != 3 || a->n_f != 2 || (a->i[0] != 0 && a->i[0] != 1) || a->i[1] < OM_ATTN_ADD || a->i[1] > OM_ATTN_FILL ||
+  if (a->n_i < 3 || a->n_i > 3 + OM_MAX_DIMS - 2 || a->n_f != 2 || (a->i[0] != 0 && a->i[0] != 1) || a->i[1] < OM_ATTN_ADD || a->i[1] > OM_ATTN_FILL ||
       a->i[2] < OM_ATTN_UNSCALED || a->i[2] > OM_ATTN_DIV)
-    return om__fail(OM_ERR_INVALID_ARGUMENT, "attention: needs attrs [has_mask 0|1, mask kind 0-2, scale kind 0-2] and [scale, fill]");
-  if (c->n_in != 3 + (int)a->i[0])
-    return om__fail(OM_ERR_INVALID_ARGUMENT, "attention: takes %d inputs with has_mask %d, got %d", 3 + (int)a->i[0], (int)a->i[0], c->n_in);
+    return om__fail(OM_ERR_INVALID_ARGUMENT,
+                    "attention: needs attrs [has_mask 0|1, mask kind 0-2, scale kind 0-2 (, up to %d regrouped batch dims)] and [scale, fill]",
+                    OM_MAX_DIMS - 2);
+  int nr = regrouped(a), n_in = 3 + (int)a->i[0] + (nr > 0);
+  if (c->n_in != n_in)
+    return om__fail(OM_ERR_INVALID_ARGUMENT, "attention: takes %d inputs with has_mask %d and %d regrouped batch dims, got %d", n_in, (int)a->i[0],
+                    nr, c->n_in);
   om_tensor *q = c->in[0], *kt = c->in[1], *v = c->in[2], *mask = a->i[0] ? c->in[3] : NULL;
   for (int i = 0; i < 3; i++) {
     if (c->in[i]->dtype != OM_FLOAT32)
@@ -954,6 +991,11 @@ static bool infer_attention(om_call *c) {
   memcpy(sb.shape, sm.shape, sizeof sb.shape);
   om_meta *m = &c->out_meta[0];
   if (!om__broadcast_shapes((om_tensor *const[]){&sb, &vb}, 2, m, "attention")) return false;
+  /* the kernel finds the second mask's row from the output's batch index: v must not add batches */
+  if (nr && (m->ndim != sb.ndim || memcmp(m->shape, sb.shape, sizeof(int64_t) * (size_t)sb.ndim)))
+    return om__fail(OM_ERR_SHAPE_MISMATCH, "attention: v %s adds batches to the scores %s, which a second mask does not take",
+                    om__shape_str(x, sizeof x, v->shape, v->ndim), om__shape_str(y, sizeof y, sm.shape, sm.ndim));
+  if (nr && !check_mask2(c->in[n_in - 1], &a->i[3], nr, &sm)) return false;
   m->dtype = OM_FLOAT32;
   m->shape[m->ndim++] = L;
   m->shape[m->ndim++] = v->shape[v->ndim - 1];
@@ -972,11 +1014,11 @@ static void batch_strides(const om_tensor *t, int nb, int64_t *out) {
 typedef struct attn_job {
   const om_tensor *q, *kt, *v, *o;
   const float *pq, *pk, *pv;
-  const char *pm;
+  const char *pm, *pm2;
   float *po;
-  int nb, kind, sk;
+  int nb, kind, sk, nr;
   int64_t L, Ev, E, S, rows, blocks;
-  const int64_t *sq, *sk_, *sv, *smask;
+  const int64_t *sq, *sk_, *sv, *smask, *r, *smask2; /* r: the regrouped batch dims, smask2 mask2's strides over [r..., L, S] */
   float scale, fill;
   float *panels[OM_MAX_THREADS], *sc[OM_MAX_THREADS];
   double *e[OM_MAX_THREADS];
@@ -991,6 +1033,11 @@ static void attention_part(void *ctx, int64_t part, int worker) {
     int64_t i = rem % o->shape[d];
     rem /= o->shape[d];
     oq += i * j->sq[d], ok += i * j->sk_[d], ov += i * j->sv[d], om += i * j->smask[d];
+  }
+  int64_t om2 = 0; /* the same batch, as an index into the regrouped dims */
+  for (int64_t d = j->nr - 1, rem2 = t; d >= 0; d--) {
+    om2 += rem2 % j->r[d] * j->smask2[d];
+    rem2 /= j->r[d];
   }
   strided K = {j->pk + ok, j->kt->strides[j->kt->ndim - 2], j->kt->strides[j->kt->ndim - 1]};
   strided V = {j->pv + ov, j->v->strides[j->v->ndim - 2], j->v->strides[j->v->ndim - 1]};
@@ -1013,6 +1060,10 @@ static void attention_part(void *ctx, int64_t part, int worker) {
         bool keep = (*(const uint8_t *)(mrow + k * ms) != 0) == (j->kind == OM_ATTN_KEEP);
         row[k] = keep ? row[k] : j->fill;
       }
+    if (j->pm2) {
+      const char *m2 = j->pm2 + om2 + (i0 + i) * j->smask2[j->nr];
+      for (int64_t k = 0; k < S; k++) row[k] = row[k] + *(const float *)(m2 + k * j->smask2[j->nr + 1]);
+    }
     om__softmax_row(row, row, S, 1, j->e[worker], false);
   }
   product((strided){sc, S, 1}, V, NULL, j->po + (t * j->L + i0) * j->Ev, j->Ev, rb, j->Ev, S, false, j->panels[worker], NULL, NULL);
@@ -1021,17 +1072,21 @@ static void attention_part(void *ctx, int64_t part, int worker) {
 static bool forward_attention(om_call *c) {
   om_tensor *q = c->in[0], *kt = c->in[1], *v = c->in[2], *mask = c->attrs.i[0] ? c->in[3] : NULL, *o = c->out[0];
   int nb = o->ndim - 2;
-  int64_t sq[OM_MAX_DIMS], sk_[OM_MAX_DIMS], sv[OM_MAX_DIMS], smask[OM_MAX_DIMS] = {0}, batches = 1;
+  int nr = regrouped(&c->attrs);
+  om_tensor *mask2 = nr ? c->in[c->n_in - 1] : NULL;
+  int64_t sq[OM_MAX_DIMS], sk_[OM_MAX_DIMS], sv[OM_MAX_DIMS], smask[OM_MAX_DIMS] = {0}, smask2[OM_MAX_DIMS] = {0}, batches = 1;
   batch_strides(q, nb, sq);
   batch_strides(kt, nb, sk_);
   batch_strides(v, nb, sv);
   if (mask) om__broadcast_strides(mask, nb + 2, smask); /* bytes, over the whole [..., L, S] */
+  if (mask2) om__broadcast_strides(mask2, nr + 2, smask2);
   for (int d = 0; d < nb; d++) batches *= o->shape[d];
   attn_job j = {.q = q, .kt = kt, .v = v, .o = o, .nb = nb, .kind = (int)c->attrs.i[1], .sk = (int)c->attrs.i[2],
                 .L = o->shape[nb], .Ev = o->shape[nb + 1], .E = q->shape[q->ndim - 1], .S = kt->shape[kt->ndim - 1],
                 .sq = sq, .sk_ = sk_, .sv = sv, .smask = smask, .scale = (float)c->attrs.f[0], .fill = (float)c->attrs.f[1],
                 .pq = (const float *)om__data(q), .pk = (const float *)om__data(kt), .pv = (const float *)om__data(v),
-                .pm = mask ? om__data(mask) : NULL, .po = (float *)om__data(o)};
+                .pm = mask ? om__data(mask) : NULL, .po = (float *)om__data(o), .nr = nr, .r = &c->attrs.i[3], .smask2 = smask2,
+                .pm2 = mask2 ? om__data(mask2) : NULL};
   if (batches == 0 || j.L == 0 || j.Ev == 0) return true;
   j.rows = j.L < ATTN_ROWS ? j.L : ATTN_ROWS;
   j.blocks = (j.L + j.rows - 1) / j.rows;
@@ -1049,13 +1104,22 @@ static bool forward_attention(om_call *c) {
 }
 
 /* The attention's probabilities with the separate ops (kept in s): what the backward reads. */
-static om_tensor *attention_probs(om_scope *s, const om_attrs *a, om_tensor *q, om_tensor *kt, om_tensor *mask) {
+static om_tensor *attention_probs(om_scope *s, const om_attrs *a, om_tensor *q, om_tensor *kt, om_tensor *mask, om_tensor *mask2) {
   om_tensor *x = om__keep(s, om_matmul(q, kt));
   om_tensor *c = a->i[2] != OM_ATTN_UNSCALED ? om__keep(s, om_scalar(a->f[0], OM_FLOAT32)) : NULL;
   if (x && c) x = om__keep(s, a->i[2] == OM_ATTN_MUL ? om_mul(x, c) : om_div(x, c));
   if (x && mask) {
     om_tensor *fill = a->i[1] != OM_ATTN_ADD ? om__keep(s, om_scalar(a->f[1], OM_FLOAT32)) : NULL;
     x = om__keep(s, a->i[1] == OM_ATTN_ADD ? om_add(x, mask) : a->i[1] == OM_ATTN_KEEP ? om_where(mask, x, fill) : om_where(mask, fill, x));
+  }
+  if (x && mask2) { /* reshaped to [r..., L, S], + mask2, and back */
+    int nr = regrouped(a);
+    int64_t rs[OM_MAX_DIMS], back[OM_MAX_DIMS];
+    memcpy(rs, &a->i[3], sizeof(int64_t) * (size_t)nr);
+    memcpy(back, x->shape, sizeof back);
+    rs[nr] = x->shape[x->ndim - 2], rs[nr + 1] = x->shape[x->ndim - 1];
+    om_tensor *g = om__keep(s, om_reshape(x, rs, nr + 2));
+    x = g ? om__keep(s, om_reshape(om__keep(s, om_add(g, mask2)), back, x->ndim)) : NULL;
   }
   return x ? om__keep(s, om_softmax(x, -1)) : NULL;
 }
@@ -1067,22 +1131,32 @@ static bool attention_backward(const om_record *r, om_tensor *const *g, om_tenso
   om_scope s = {0};
   const om_attrs *a = &r->attrs;
   om_tensor *q = r->in[0], *kt = r->in[1], *v = r->in[2], *mask = a->i[0] ? r->in[3] : NULL;
-  om_tensor *p = attention_probs(&s, a, q, kt, mask);
+  int i2 = 3 + (int)a->i[0]; /* mask2's input, when there is one */
+  om_tensor *mask2 = regrouped(a) ? r->in[i2] : NULL;
+  om_tensor *p = attention_probs(&s, a, q, kt, mask, mask2);
   int64_t last = -1;
   bool ok = p != NULL;
   if (ok && om__wants(r, 2)) {
     om_tensor *dv = om__keep(&s, om_matmul(om__keep(&s, om_transpose(p, -1, -2)), g[0]));
     ok = dv && (gin[2] = om__sum_to(dv, v->shape, v->ndim));
   }
-  bool wq = om__wants(r, 0), wk = om__wants(r, 1), wm = mask && om__wants(r, 3);
+  bool wq = om__wants(r, 0), wk = om__wants(r, 1), wm = mask && om__wants(r, 3), wm2 = mask2 && om__wants(r, i2);
   om_tensor *ds = NULL;
-  if (ok && (wq || wk || wm)) {
+  if (ok && (wq || wk || wm || wm2)) {
     om_tensor *dp = om__keep(&s, om_matmul(g[0], om__keep(&s, om_transpose(v, -1, -2))));
     om_tensor *dot = om__keep(&s, om_sum(om__keep(&s, om_mul(dp, p)), &last, 1, true));
     ds = om__keep(&s, om_mul(p, om__keep(&s, om_sub(dp, dot))));
     ok = ds != NULL;
   }
   if (ok && wm) ok = (gin[3] = om__sum_to(ds, mask->shape, mask->ndim)) != NULL;
+  if (ok && wm2) { /* the regrouped scores' gradient is ds regrouped */
+    int nr = regrouped(a);
+    int64_t rs[OM_MAX_DIMS];
+    memcpy(rs, &a->i[3], sizeof(int64_t) * (size_t)nr);
+    rs[nr] = ds->shape[ds->ndim - 2], rs[nr + 1] = ds->shape[ds->ndim - 1];
+    om_tensor *g = om__keep(&s, om_reshape(ds, rs, nr + 2));
+    ok = g && (gin[i2] = om__sum_to(g, mask2->shape, mask2->ndim)) != NULL;
+  }
   if (ok && mask && a->i[1] != OM_ATTN_ADD && (wq || wk)) {
     om_tensor *zero = om__keep(&s, om_scalar(0, OM_FLOAT32));
     ds = om__keep(&s, a->i[1] == OM_ATTN_KEEP ? om_where(mask, ds, zero) : om_where(mask, zero, ds));
@@ -1147,6 +1221,25 @@ static bool lower_attention(om_lower *l, const om_call *c) {
                                           : !om__emit(l, "Where", in, 3, &mm, 1, &x, NULL, 0)))
       return false;
   }
+  if (regrouped(a)) { /* Reshape to [r..., L, S], Add the second mask, Reshape back: r is fixed, so the batches must be */
+    int nr = regrouped(a), g, nb = mm.ndim - 2;
+    for (int d = 0; d < nb; d++)
+      if (om__lower_out_ext(l, 0, d) >= 0) return om__lower_refuse(l, c, "a second mask's regrouping is written for fixed batch dims only");
+    om_meta rm = mm;
+    rm.ndim = nr + 2;
+    memcpy(rm.shape, &a->i[3], sizeof(int64_t) * (size_t)nr);
+    rm.shape[nr] = mm.shape[nb], rm.shape[nr + 1] = mm.shape[nb + 1];
+    int ext[OM_MAX_DIMS], le = om__lower_out_ext(l, 0, nb), se2 = om__lower_in_ext(l, 1, kt->ndim - 1); /* L and S may be symbolic */
+    for (int d = 0; d < OM_MAX_DIMS; d++) ext[d] = -1;
+    ext[nr] = le, ext[nr + 1] = se2;
+    int to = om__lower_shape_operand(l, rm.shape, ext, rm.ndim);
+    ext[nr] = ext[nr + 1] = -1, ext[nb] = le, ext[nb + 1] = se2;
+    int back = om__lower_shape_operand(l, mm.shape, ext, mm.ndim), m2 = om__lower_input(l, 3 + (int)a->i[0]);
+    const om_gattr zero = OM_ATTR_INT("allowzero", 1); /* an L or S of 0 is a size, not "copy the input's" */
+    if (to < 0 || back < 0 || !om__emit(l, "Reshape", (int[]){x, to}, 2, &rm, 1, &g, &zero, 1) ||
+        !om__emit(l, "Add", (int[]){g, m2}, 2, &rm, 1, &g, NULL, 0) || !om__emit(l, "Reshape", (int[]){g, back}, 2, &mm, 1, &x, &zero, 1))
+      return false;
+  }
   if (!om__emit(l, "Softmax", &x, 1, &mm, 1, &y, &OM_ATTR_INT("axis", mm.ndim - 1), 1)) return false;
   int vb = om__lower_input(l, 2);
   if (om__lower_may_be_0(l, se) || !kt->shape[kt->ndim - 1]) {
@@ -1161,12 +1254,13 @@ static bool lower_attention(om_lower *l, const om_call *c) {
 }
 
 const om_op_def om__op_attention = {
-    .name = "attention", .n_in = -1, .n_out = 1, .saves = OM_SAVES_IN(0) | OM_SAVES_IN(1) | OM_SAVES_IN(2) | OM_SAVES_IN(3),
+    .name = "attention", .n_in = -1, .n_out = 1, .saves = OM_SAVES_IN(0) | OM_SAVES_IN(1) | OM_SAVES_IN(2) | OM_SAVES_IN(3) | OM_SAVES_IN(4),
     .infer = infer_attention, .forward = forward_attention, .backward = attention_backward, .lower = lower_attention,
     .sym_fargs = 1,
-    .onnx = "MatMul, Mul or Div, Add or Where, Softmax, MatMul (a zero slice more where E or S can be 0)",
-    .test = {.n_in = 4, .ndims = {3, 3, 3, 2}, .shapes = {{2, 3, 4}, {2, 4, 5}, {2, 5, 6}, {3, 5}}, .lo = -2, .hi = 2,
-             .attrs = {.n_i = 3, .i = {1, OM_ATTN_ADD, OM_ATTN_MUL}, .n_f = 2, .f = {0.5, 0}}}};
+    .onnx = "MatMul, Mul or Div, Add or Where, (a second mask: Reshape, Add, Reshape,) Softmax, MatMul (a zero slice more where E or S can be 0)",
+    /* both masks: the scores' 4 batches regrouped as [2, 2] for the second */
+    .test = {.n_in = 5, .ndims = {3, 3, 3, 2, 4}, .shapes = {{4, 3, 4}, {4, 4, 5}, {4, 5, 6}, {3, 5}, {2, 1, 3, 5}}, .lo = -2, .hi = 2,
+             .attrs = {.n_i = 5, .i = {1, OM_ATTN_ADD, OM_ATTN_MUL, 2, 2}, .n_f = 2, .f = {0.5, 0}}}};
 
 om_tensor *om__attention(om_tensor *q, om_tensor *kt, om_tensor *v, om_tensor *mask, int mask_kind, int scale_kind,
                          double scale, double fill) {

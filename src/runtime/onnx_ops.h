@@ -122,6 +122,11 @@ bool om__onnx_check_subgraphs(const om_gnode *n);
  *  false with a Format or Unsupported error naming the node (g is then the caller's to free). */
 bool om__upgrade_nodes(om_graph *g, int opset);
 
+/** The graph outputs g declares, against the types and shapes of their nodes inferred with
+ *  symbolic dims from the inputs' declared ones (src/runtime/shapes.c): false with a Format error
+ *  naming the node and the output where a declaration is contradicted at every size. */
+bool om__check_declared_outputs(const om_graph *g);
+
 /* Element types (src/runtime/elem_types.c): ONNX's TensorProto.DataType numbers. */
 #define OM_ONNX_STRING 8 /* held by no dtype: a value of strings is an om_seq holding an om_strings */
 /** The ONNX type that is dtype's own (FLOAT, INT64, BOOL). */

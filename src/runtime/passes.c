@@ -25,11 +25,22 @@ static om_step *writer(om_plan *p, const om_tensor *t) {
 
 static om_step *at(om_plan *p, int k) { return k >= 0 ? &p->steps.v[k] : NULL; }
 
+/* The index of writer(t) when it is op and `views` + 1 step inputs read t's buffer (no graph
+ * output; views: the steps reading a view of t that a pass takes in too), else -1. */
+static int link_of(om_plan *p, const om_tensor *t, om_op op, int views) {
+  om_step *st = writer(p, t);
+  return st && st->op == op && buffer_of(p, t)->readers == 1 + views ? (int)(st - p->steps.v) : -1;
+}
+
 /* The index of writer(t) when it is op and one step input alone reads t's buffer (no graph
  * output, no view), else -1. */
-static int sole_link(om_plan *p, const om_tensor *t, om_op op) {
-  om_step *st = writer(p, t);
-  return st && st->op == op && buffer_of(p, t)->readers == 1 ? (int)(st - p->steps.v) : -1;
+static int sole_link(om_plan *p, const om_tensor *t, om_op op) { return link_of(p, t, op, 0); }
+
+/* The step before `before` that made view t (its one output), or -1. */
+static int view_of(om_plan *p, const om_tensor *t, int before) {
+  for (int j = before - 1; j >= 0; j--)
+    if (!p->steps.v[j].dead && p->steps.v[j].n_out == 1 && p->steps.v[j].out[0] == t) return om__ops[p->steps.v[j].op]->view ? j : -1;
+  return -1;
 }
 
 /* Removes step k from the plan: its inputs lose a reader, the buffers it wrote go. */
@@ -130,36 +141,74 @@ static bool fold_batch_norm(om_plan *p, int k) {
  * each value between them read by the next step alone, becomes one step of the attention op
  * (src/ops/matmul.c), which never holds the [L, S] score matrix and gives the same bits. The
  * pieces between are not required: a graph that scales q before the product, or has no mask,
- * matches too. */
+ * matches too.
+ *
+ * Between the mask and the softmax there may be a second mask added to the scores in another
+ * grouping of their batches (torchvision's Swin: reshape to [B / windows, windows, heads, N, N],
+ * add the shift mask, reshape back): reshape(add(reshape(s), mask2)) to s's shape, with s's last
+ * two dims kept and each value read by the next step alone. The attention op then adds it too,
+ * in that grouping (regrouping keeps the batches' order, so batch t of the scores is batch t of
+ * the reshape): the same bits. */
+
+/* The second mask of the attention whose softmax reads *x, when *x is such a regrouping: the
+ * mask (borrowed), with the regrouped batch dims in r (their count in *nr), the reshapes' and the
+ * add's steps in run[0..3) and *x the scores before the first reshape; else NULL. */
+static om_tensor *second_mask(om_plan *p, om_tensor **x, int before, int64_t *r, int *nr, int *run) {
+  int iv2 = view_of(p, *x, before);
+  const om_step *v2 = at(p, iv2), *add, *v1;
+  if (!v2 || v2->op != OM_OP_reshape || (run[1] = link_of(p, v2->in[0], OM_OP_add, 1)) < 0) return NULL;
+  add = &p->steps.v[run[1]];
+  for (int q = 0; q < 2; q++) {
+    int iv1 = view_of(p, add->in[q], run[1]);
+    if (!(v1 = at(p, iv1)) || v1->op != OM_OP_reshape) continue;
+    const om_tensor *s = v1->in[0], *g = v1->out[0], *back = v2->out[0], *mask2 = add->in[1 - q];
+    /* the grouping keeps [L, S], the add adds no dims, the reshape back gives s's shape; s read by these steps alone */
+    if (s->ndim < 2 || g->ndim < 2 || g->ndim - 2 > OM_MAX_DIMS - 2 || mask2->dtype != OM_FLOAT32 || !same_shape(add->out[0], g) ||
+        !same_shape(back, s) || g->shape[g->ndim - 1] != s->shape[s->ndim - 1] || g->shape[g->ndim - 2] != s->shape[s->ndim - 2] ||
+        buffer_of(p, s)->readers != 2)
+      continue;
+    *nr = g->ndim - 2;
+    memcpy(r, g->shape, sizeof(int64_t) * (size_t)*nr);
+    run[0] = iv1, run[2] = iv2;
+    *x = v1->in[0];
+    return add->in[1 - q];
+  }
+  return NULL;
+}
+
 static bool fuse_attention(om_plan *p, int k) {
   int ism = -1, imk = -1, isc = -1, imm = -1; /* the links by index: recording the attention op may move the steps */
   const om_step *last = &p->steps.v[k], *sm, *mk = NULL, *sc = NULL, *mm;
   if (last->in[1]->ndim < 2 || !(sm = at(p, ism = sole_link(p, last->in[0], OM_OP_softmax))) || sm->attrs.i[0] != sm->out[0]->ndim - 1)
     return true;
   om_tensor *x = sm->in[0], *mask = NULL;
+  int64_t r[OM_MAX_DIMS];
+  int nr = 0, run2[3];
+  om_tensor *mask2 = second_mask(p, &x, ism, r, &nr, run2);
+  int views = mask2 != NULL; /* the scores' buffer is read by the first reshape and the add through it */
   int kind = OM_ATTN_ADD, sk = OM_ATTN_UNSCALED;
   double fill = 0, scale = 1;
-  if ((mk = at(p, imk = sole_link(p, x, OM_OP_add)))) { /* the scores are the side a product or a scale wrote */
+  if ((mk = at(p, imk = link_of(p, x, OM_OP_add, views)))) { /* the scores are the side a product or a scale wrote */
     int side = -1;
     for (int q = 0; q < 2 && side < 0; q++) {
       const om_step *w = writer(p, mk->in[q]);
       if (w && (w->op == OM_OP_matmul || w->op == OM_OP_mul || w->op == OM_OP_div) && mk->in[1 - q]->dtype == OM_FLOAT32) side = q;
     }
     if (side < 0) return true;
-    x = mk->in[side], mask = mk->in[1 - side];
-  } else if ((mk = at(p, imk = sole_link(p, x, OM_OP_where)))) { /* where(mask, x, fill) keeps x where the mask is true; where(mask, fill, x) fills there */
+    x = mk->in[side], mask = mk->in[1 - side], views = 0;
+  } else if ((mk = at(p, imk = link_of(p, x, OM_OP_where, views)))) { /* where(mask, x, fill) keeps x where the mask is true; where(mask, fill, x) fills there */
     int side = one_float(mk->in[2], mk->out[0]->ndim, &fill) ? 1 : one_float(mk->in[1], mk->out[0]->ndim, &fill) ? 2 : 0;
     if (!side) return true;
     kind = side == 1 ? OM_ATTN_KEEP : OM_ATTN_FILL;
-    x = mk->in[side], mask = mk->in[0];
+    x = mk->in[side], mask = mk->in[0], views = 0;
   }
-  if ((sc = at(p, isc = sole_link(p, x, OM_OP_mul))) || (sc = at(p, isc = sole_link(p, x, OM_OP_div)))) {
+  if ((sc = at(p, isc = link_of(p, x, OM_OP_mul, views))) || (sc = at(p, isc = link_of(p, x, OM_OP_div, views)))) {
     int side = one_float(sc->in[1], sc->out[0]->ndim, &scale) ? 0 : sc->op == OM_OP_mul && one_float(sc->in[0], sc->out[0]->ndim, &scale) ? 1 : -1;
     if (side < 0) return true;
     sk = sc->op == OM_OP_mul ? OM_ATTN_MUL : OM_ATTN_DIV;
-    x = sc->in[side];
+    x = sc->in[side], views = 0;
   }
-  if (!(mm = at(p, imm = sole_link(p, x, OM_OP_matmul)))) return true;
+  if (!(mm = at(p, imm = link_of(p, x, OM_OP_matmul, views)))) return true;
   /* the scale and the mask leave the scores' shape as the product made it, but for the batch
    * dims a mask adds */
   const om_tensor *s0 = mm->out[0];
@@ -173,7 +222,11 @@ static bool fuse_attention(om_plan *p, int k) {
       return true;
   }
   int before = p->steps.n;
-  if (replace(p, k, before, om__attention(mm->in[0], mm->in[1], last->in[1], mask, kind, sk, scale, fill))) {
+  om_attrs a = {.n_i = 3 + nr, .i = {mask != NULL, kind, sk}, .n_f = 2, .f = {scale, fill}};
+  memcpy(&a.i[3], r, sizeof(int64_t) * (size_t)nr);
+  om_tensor *in[5] = {mm->in[0], mm->in[1], last->in[1], mask ? mask : mask2, mask2};
+  if (replace(p, k, before, om__apply1(OM_OP_attention, in, 3 + (mask != NULL) + (mask2 != NULL), &a))) {
+    for (int j = 0; mask2 && j < 3; j++) kill(p, run2[j]);
     kill(p, ism);
     if (imk >= 0) kill(p, imk);
     if (isc >= 0) kill(p, isc);
@@ -420,13 +473,6 @@ static int common_split(const int64_t *a, int na, const int64_t *b, int nb, int6
   if (i < na || j < nb) return -1;
   ga[na] = gb[nb] = n;
   return n;
-}
-
-/* The step before `before` that made view t (its one output), or -1. */
-static int view_of(om_plan *p, const om_tensor *t, int before) {
-  for (int j = before - 1; j >= 0; j--)
-    if (!p->steps.v[j].dead && p->steps.v[j].n_out == 1 && p->steps.v[j].out[0] == t) return om__ops[p->steps.v[j].op]->view ? j : -1;
-  return -1;
 }
 
 /* Whether t's buffer holds t, read by step ir alone (the reshape to r), r, and permutes of r: every

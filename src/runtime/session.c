@@ -957,20 +957,23 @@ static om_plan *plan_inputs(om_session *s, const om_feeds *f, bool shapes_only) 
  * fails for a contradicted declaration refuses the session (Format naming the node and output);
  * one that fails otherwise (a rule needing an input's values, an op's refusal, a size past the
  * heap) is dropped, its error cleared, and the first run meets it as before. A graph with a
- * symbolic input size keeps the check at each new signature's plan. */
+ * symbolic input size has its shapes inferred with symbolic dims instead (src/runtime/shapes.c):
+ * a declaration contradicted at every size is refused now, and each new signature's plan keeps
+ * the check for the rest. */
 static bool plan_at_create(om_session *s) {
   const om_graph *g = &s->g;
-  bool declared = false;
+  bool declared = false, fixed = true;
   for (int j = 0; j < g->outputs.n; j++) {
     const om_gvalue *v = &g->values.v[g->outputs.v[j]];
     declared |= v->producer >= 0 && (v->etype || v->decl_shape);
   }
-  for (int k = 0; declared && k < g->inputs.n; k++) {
+  for (int k = 0; fixed && k < g->inputs.n; k++) {
     const om_gvalue *v = &g->values.v[g->inputs.v[k]];
-    declared = v->kind == OM_GKIND_TENSOR && v->etype != OM_ONNX_STRING;
-    for (int d = 0; declared && d < v->ndim; d++) declared = !v->dim_param[d];
+    fixed = v->kind == OM_GKIND_TENSOR && v->etype != OM_ONNX_STRING;
+    for (int d = 0; fixed && d < v->ndim; d++) fixed = !v->dim_param[d];
   }
   if (!declared || om__state()->trace) return true; /* a trace recording on this thread: the first run refuses that */
+  if (!fixed) return om__check_declared_outputs(g);
   s->declared = false;
   om_tensor **fed = calloc((size_t)g->inputs.n + 1, sizeof *fed);
   int *at = calloc((size_t)g->inputs.n + 1, sizeof *at), *counts = calloc((size_t)g->inputs.n + 1, sizeof *counts), n_fed = 0;

@@ -269,8 +269,78 @@ TEST(attention_op_is_the_separate_ops_bit_for_bit) {
   CHECK_ERROR(om__attention(vec, kt, v, NULL, OM_ATTN_ADD, OM_ATTN_MUL, 1, 0) != NULL, OM_ERR_INVALID_ARGUMENT, "attention: input 0 needs at least 2 dims, got 1");
   CHECK_ERROR(om__attention(q, kt, v, NULL, 3, OM_ATTN_MUL, 1, 0) != NULL, OM_ERR_INVALID_ARGUMENT, "attention: needs attrs");
   CHECK_ERROR(om__apply1(OM_OP_attention, (om_tensor *[]){q, kt, v}, 3, &(om_attrs){.n_i = 3, .i = {1, 0, 1}, .n_f = 2}) != NULL,
-              OM_ERR_INVALID_ARGUMENT, "attention: takes 4 inputs with has_mask 1, got 3");
+              OM_ERR_INVALID_ARGUMENT, "attention: takes 4 inputs with has_mask 1 and 0 regrouped batch dims, got 3");
   om_tensor *all[] = {q, k, v, kt, fm, u, half, bm, causal0, causal, none, n, q0, kt0, v4, kte, ve, q4, mean, empty, wide, i64, vec};
+  for (size_t j = 0; j < sizeof all / sizeof *all; j++) om_tensor_release(all[j]);
+}
+
+/* The attention op with a second mask in another grouping of the batches (Swin's shift mask:
+ * the scores reshaped to [B / windows, windows, heads, L, S], the mask added, reshaped back)
+ * against the separate ops, bit for bit: after a float mask or a bool one, scaled or not, the
+ * batches grouped windows-inner and windows-outer, the mask depending on every regrouped batch
+ * or on the windows alone; its errors, with kind and message. */
+static om_tensor *regrouped_by_ops(om_tensor *q, om_tensor *kt, om_tensor *v, om_tensor *mask, int kind, int sk, om_tensor *mask2,
+                                   const int64_t *r, int nr) {
+  om_scope s = {0};
+  om_tensor *c = om__keep(&s, om_scalar(0.5, OM_FLOAT32)), *f = om__keep(&s, om_scalar(-1e9, OM_FLOAT32));
+  om_tensor *x = om__keep(&s, om_matmul(q, kt));
+  if (sk == OM_ATTN_MUL) x = om__keep(&s, om_mul(x, c));
+  if (mask) x = om__keep(&s, kind == OM_ATTN_ADD ? om_add(x, mask) : om_where(mask, x, f));
+  int64_t rs[OM_MAX_DIMS], back[OM_MAX_DIMS];
+  memcpy(rs, r, sizeof(int64_t) * (size_t)nr);
+  memcpy(back, om_tensor_shape(x), sizeof(int64_t) * (size_t)om_tensor_ndim(x));
+  rs[nr] = back[om_tensor_ndim(x) - 2], rs[nr + 1] = back[om_tensor_ndim(x) - 1];
+  om_tensor *g = om__keep(&s, om_add(om__keep(&s, om_reshape(x, rs, nr + 2)), mask2));
+  om_tensor *out = om_matmul(om__keep(&s, om_softmax(om__keep(&s, om_reshape(g, back, om_tensor_ndim(x))), -1)), v);
+  om__scope_end(&s);
+  return out;
+}
+
+static om_tensor *regrouped(om_tensor *q, om_tensor *kt, om_tensor *v, om_tensor *mask, int kind, int sk, om_tensor *mask2, const int64_t *r,
+                            int nr) {
+  om_attrs a = {.n_i = 3 + nr, .i = {mask != NULL, kind, sk}, .n_f = 2, .f = {0.5, -1e9}};
+  memcpy(&a.i[3], r, sizeof(int64_t) * (size_t)nr);
+  return om__apply1(OM_OP_attention, (om_tensor *[]){q, kt, v, mask ? mask : mask2, mask2}, 3 + (mask != NULL) + 1, &a);
+}
+
+TEST(attention_op_adds_a_second_mask_in_another_grouping) {
+  /* 6 windows of 2 images (12 batches), 2 heads, 70 query rows (two score blocks), 9 keys */
+  om_tensor *q = om_randn((int64_t[]){12, 2, 70, 8}, 4, 51, true), *k = om_randn((int64_t[]){12, 2, 9, 8}, 4, 52, true);
+  om_tensor *v = om_randn((int64_t[]){12, 2, 9, 5}, 4, 53, true), *kt = om_transpose(k, -1, -2);
+  om_tensor *bias = om_randn((int64_t[]){2, 70, 9}, 3, 54, true), *u = om_rand((int64_t[]){1, 1, 70, 9}, 4, 55, true);
+  om_tensor *half = om_scalar(0.5, OM_FLOAT32), *keep = om_gt(u, half);
+  om_tensor *shift = om_randn((int64_t[]){6, 1, 70, 9}, 4, 56, true), *each = om_randn((int64_t[]){2, 6, 2, 70, 9}, 5, 57, true);
+  om_tensor *outer = om_randn((int64_t[]){6, 1, 1, 70, 9}, 5, 58, true);
+  struct { om_tensor *mask; int kind; om_tensor *mask2; int64_t r[3]; } cases[] = {
+      {bias, OM_ATTN_ADD, shift, {2, 6, 2}}, {NULL, OM_ATTN_ADD, shift, {2, 6, 2}}, {keep, OM_ATTN_KEEP, shift, {2, 6, 2}},
+      {bias, OM_ATTN_ADD, each, {2, 6, 2}}, {bias, OM_ATTN_ADD, outer, {6, 2, 2}}};
+  for (size_t m = 0; m < sizeof cases / sizeof *cases; m++)
+    for (int sk = OM_ATTN_UNSCALED; sk <= OM_ATTN_MUL; sk++) {
+      om_tensor *a = regrouped(q, kt, v, cases[m].mask, cases[m].kind, sk, cases[m].mask2, cases[m].r, 3);
+      om_tensor *b = regrouped_by_ops(q, kt, v, cases[m].mask, cases[m].kind, sk, cases[m].mask2, cases[m].r, 3);
+      if (!same_bits(a, b)) FAILED("case %d, scale kind %d: the op and the separate ops differ", (int)m, sk);
+      om_tensor_release(a);
+      om_tensor_release(b);
+    }
+  /* errors, with kind and message */
+  om_tensor *i64 = om_cast(shift, OM_INT64), *v1 = om_randn((int64_t[]){2, 12, 2, 9, 5}, 5, 59, true);
+  CHECK_ERROR(regrouped(q, kt, v, bias, OM_ATTN_ADD, OM_ATTN_MUL, shift, (int64_t[]){5, 5}, 2) != NULL, OM_ERR_SHAPE_MISMATCH,
+              "attention: the scores [12,2,70,9] do not regroup to [5,5,70,9]");
+  CHECK_ERROR(regrouped(q, kt, v, bias, OM_ATTN_ADD, OM_ATTN_MUL, shift, (int64_t[]){-2, -12}, 2) != NULL, OM_ERR_INVALID_ARGUMENT,
+              "attention: regrouped batch dim 0 is -2");
+  CHECK_ERROR(regrouped(q, kt, v, bias, OM_ATTN_ADD, OM_ATTN_MUL, i64, (int64_t[]){2, 6, 2}, 3) != NULL, OM_ERR_DTYPE_MISMATCH,
+              "attention: takes a float32 second mask, not int64");
+  CHECK_ERROR(regrouped(q, kt, v, bias, OM_ATTN_ADD, OM_ATTN_MUL, shift, (int64_t[]){6, 2, 2}, 3) != NULL, OM_ERR_SHAPE_MISMATCH,
+              "attention: second mask [6,1,70,9] does not broadcast to the regrouped scores' [6,2,2,70,9]");
+  CHECK_ERROR(regrouped(q, kt, v, bias, OM_ATTN_ADD, OM_ATTN_MUL, each, (int64_t[]){12, 2}, 2) != NULL, OM_ERR_SHAPE_MISMATCH,
+              "attention: second mask [2,6,2,70,9] does not broadcast to the regrouped scores' [12,2,70,9]");
+  CHECK_ERROR(regrouped(q, kt, v1, bias, OM_ATTN_ADD, OM_ATTN_MUL, shift, (int64_t[]){2, 6, 2}, 3) != NULL, OM_ERR_SHAPE_MISMATCH,
+              "attention: v [2,12,2,9,5] adds batches to the scores [12,2,70,9], which a second mask does not take");
+  CHECK_ERROR(regrouped(q, kt, v, bias, OM_ATTN_ADD, OM_ATTN_MUL, shift, (int64_t[]){1, 1, 1, 1, 1, 1, 12}, 7) != NULL, OM_ERR_INVALID_ARGUMENT,
+              "attention: needs attrs [has_mask 0|1, mask kind 0-2, scale kind 0-2 (, up to 6 regrouped batch dims)] and [scale, fill]");
+  CHECK_ERROR(om__apply1(OM_OP_attention, (om_tensor *[]){q, kt, v, bias}, 4, &(om_attrs){.n_i = 5, .i = {1, 0, 1, 2, 6}, .n_f = 2}) != NULL,
+              OM_ERR_INVALID_ARGUMENT, "attention: takes 5 inputs with has_mask 1 and 2 regrouped batch dims, got 4");
+  om_tensor *all[] = {q, k, v, kt, bias, u, half, keep, shift, each, outer, i64, v1};
   for (size_t j = 0; j < sizeof all / sizeof *all; j++) om_tensor_release(all[j]);
 }
 
@@ -388,6 +458,7 @@ int main(void) {
   RUN(batch_norm_training_gradients_match_finite_differences);
   RUN(scaled_dot_product_attention_matches_its_definition);
   RUN(attention_op_is_the_separate_ops_bit_for_bit);
+  RUN(attention_op_adds_a_second_mask_in_another_grouping);
   RUN(attention_gradients_match_finite_differences_for_every_kind);
   RUN(rms_norm_is_the_separate_ops_bit_for_bit);
   RUN(batch_norm_in_training_mode_is_refused_while_tracing);

@@ -285,3 +285,46 @@ describe('fast mode: attention written with Einsum (torchvision\'s MaxViT)', () 
     await agree(graph, { shapes: [[1, 3, 2, 6, 4], [2, 5, 2, 6, 4]], fast: ['mul', 'attention'], exact: ['mul', 'matmul', 'add', 'softmax', 'matmul'], tol: 0 });
   });
 });
+
+describe('fast mode: Swin\'s shifted-window attention (a second mask in another grouping)', () => {
+  // torchvision's Swin as torch.onnx writes it: q scaled, MatMul with k transposed, Add of the
+  // relative position bias [heads, N, N], Reshape to [B / windows, windows, heads, N, N], Add of the
+  // shift mask [windows, 1, N, N] (0 or -100), Reshape back to [-1, heads, N, N], Softmax, MatMul.
+  // Here windows 3, heads 2, N 4, d 4; x is q, k and v at once.
+  const N = 4, H = 2, W = 3;
+  const ints = (name, v) => ({ name, dtype: 'int64', dims: [v.length], values: v });
+  const shift = Array.from({ length: W * N * N }, (_, i) => ((i * 7) % 5 < 2 ? -100 : 0));
+  const swin = ({ grouped = [-1, W, H, N, N], mask = { name: 'm2', dtype: 'float32', dims: [W, 1, N, N], values: shift }, pre = [], extra = [], y = 'y' } = {}) => ({
+    nodes: [...pre, { op: 'Mul', inputs: ['x', 'c'], outputs: ['q'] }, { op: 'Transpose', inputs: ['x'], outputs: ['kt'], ints: { perm: [0, 1, 3, 2] } },
+      { op: 'MatMul', inputs: ['q', 'kt'], outputs: ['s'] }, { op: 'Add', inputs: ['s', 'bias'], outputs: ['sb'] },
+      { op: 'Reshape', inputs: ['sb', 'to5'], outputs: ['g'] }, { op: 'Add', inputs: ['g', 'm2'], outputs: ['gm'] },
+      { op: 'Reshape', inputs: ['gm', 'to4'], outputs: ['s4'] }, { op: 'Softmax', inputs: ['s4'], outputs: ['pr'], ints: { axis: -1 } },
+      { op: 'MatMul', inputs: ['pr', 'x'], outputs: [y] }, ...extra],
+    inputs: [{ name: 'x', dims: ['bw', H, N, 4] }],
+    inits: [{ name: 'c', dtype: 'float32', dims: [], values: [0.5] }, { name: 'bias', dtype: 'float32', dims: [H, N, N], values: values(H * N * N, 5) },
+      ints('to5', grouped), ints('to4', [-1, H, N, N]), ...(mask ? [mask] : [])] });
+  const unfused = ['mul', 'matmul', 'add', 'add', 'softmax', 'matmul'];
+  const shapes = [[W, H, N, 4], [4 * W, H, N, 4]]; // B 1 and 4
+
+  test('one attention adding both masks, with exact mode\'s bits, at B 1 and 4', async () => {
+    await agree(swin(), { shapes, fast: ['mul', 'attention'], exact: unfused, tol: 0 });
+  });
+
+  test('the batches grouped windows-outer, or a second mask that depends on the batch: the op reads the mask in that grouping, the same bits', async () => {
+    // [windows, B, ...] holds batch t at (t / B, t % B), not (t / windows, t % windows)
+    await agree(swin({ grouped: [W, -1, H, N, N], mask: { name: 'm2', dtype: 'float32', dims: [W, 1, 1, N, N], values: shift } }),
+      { shapes, fast: ['mul', 'attention'], exact: unfused, tol: 0 });
+    // the second mask x itself as [B / windows, windows, heads, N, N] (d = N): other values at each batch
+    await agree(swin({ mask: null, pre: [{ op: 'Reshape', inputs: ['x', 'to5'], outputs: ['m2'] }] }),
+      { shapes, fast: ['mul', 'attention'], exact: unfused, tol: 0 });
+  });
+
+  test('near misses keep their nodes: a grouping that splits the query rows, the regrouped sum read twice', async () => {
+    // [B / windows, windows, heads x N / 2, 2, N]: the rows of a head's scores cut in two
+    await agree(swin({ grouped: [-1, W, H * N / 2, 2, N], mask: { name: 'm2', dtype: 'float32', dims: [W, 1, 2, N], values: shift.slice(0, W * 2 * N) } }),
+      { shapes, fast: unfused, exact: unfused, tol: 0 });
+    // the masked scores also added to the output (d = N): read by the softmax and by that add
+    await agree(swin({ y: 'o', extra: [{ op: 'Add', inputs: ['o', 's4'], outputs: ['y'] }] }),
+      { shapes, fast: [...unfused, 'add'], exact: [...unfused, 'add'], tol: 0 });
+  });
+});
