@@ -16,7 +16,7 @@
 # in build/test-times/.
 set -uo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-cd "$ROOT"
+cd "$ROOT" || exit 1
 LOGS=$ROOT/build/test-times
 mkdir -p "$LOGS"
 TIMEFORMAT='%U %S %R'
