@@ -150,9 +150,9 @@ function checkStartLines(out, names, dir) {
   return rows;
 }
 
-// Each start.mjs run here exports only what its check needs: the whole zoo once (the serving run
-// below, which is also the default of no model names); the stops after the export with one or
-// two small models, named out of order and twice.
+// Each start.mjs run here exports only what its check needs: the whole zoo once, in the serving
+// run below (no model names: the default); the runs that stop after the export, one or two small
+// models (named out of order, one of them twice).
 test('examples/start.mjs (npm start) --no-serve, or CI=true: exports and verifies the models named, in the zoo\'s order, once each, and stops', async () => {
   const runs = [[['--no-serve', 'mlp'], { CI: '' }, 'build/start-test-a', ['mlp']], [['lstm', 'mlp', 'lstm'], { CI: 'true' }, 'build/start-test-b', ['mlp', 'lstm']]];
   for (const [, , dir] of runs) rmSync(new URL(`${dir}/`, root), { recursive: true, force: true });
@@ -172,7 +172,10 @@ test('examples/start.mjs refuses unknown arguments and a missing --out directory
     assert.match(r.err, /^usage: node examples\/start\.mjs \[--no-serve\] \[--out DIR\]/);
   }
   assert.match((await start(['--serve'], {})).err, /\(unknown: --serve\)/);
-  assert.match((await start(['--no-serve', 'mlp', 'x'], { CI: 'true' })).err, /\[MODEL\.\.\.\] \(unknown: x\)$/m);
+  const name = await start(['--no-serve', 'mlp', 'x'], { CI: 'true' }); // a name not in the zoo beside one in it
+  assert.equal(name.code, 2, `${name.out}${name.err}`);
+  assert.equal(name.out, '', 'mlp not exported either');
+  assert.match(name.err, /^usage: node examples\/start\.mjs \[--no-serve\] \[--out DIR\] \[MODEL\.\.\.\] \(unknown: x\)$/m);
 });
 
 test('examples/start.mjs (npm start) exports and verifies the whole zoo, one line each, then serves the page on PORT and prints its URL; a bad PORT stops it before exporting', async () => {
