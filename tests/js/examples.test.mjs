@@ -134,26 +134,33 @@ function start(args, env) {
   });
 }
 
-test('examples/start.mjs (npm start) --no-serve, or CI=true: exports and verifies the whole zoo, one line each, and stops', async () => {
-  const { ZOO } = await import('../../examples/lib/workflow.mjs');
-  const runs = [[['--no-serve'], { CI: '' }, 'build/start-test-a'], [[], { CI: 'true' }, 'build/start-test-b']];
+/** Checks a run's report lines (parseLine) and final line: the models `names`, in that order, written to dir. */
+function checkStartLines(out, names, dir) {
+  const lines = out.trim().split('\n');
+  assert.equal(lines.length, names.length + 1, out);
+  assert.equal(lines[names.length], `exported and verified ${names.length} model${names.length === 1 ? '' : 's'} to ${dir}/`);
+  const rows = lines.slice(0, names.length).map(parseLine);
+  assert.deepEqual(rows.map((x) => x.name), names);
+  for (const x of rows) {
+    assert.equal(x.path, `${dir}/${x.name}.onnx`);
+    assert.equal(readFileSync(new URL(x.path, root)).length, x.bytes);
+    assert.equal(x.omPath, `${dir}/${x.name}.om`);
+    assert.ok(x.maxError <= 1e-5 && x.sessionMaxError <= 1e-5 && x.shapes === 4, JSON.stringify(x));
+  }
+  return rows;
+}
+
+// Each start.mjs run here exports only what its check needs: the whole zoo once, in the serving
+// run below (no model names: the default); the runs that stop after the export, one or two small
+// models (named out of order, one of them twice).
+test('examples/start.mjs (npm start) --no-serve, or CI=true: exports and verifies the models named, in the zoo\'s order, once each, and stops', async () => {
+  const runs = [[['--no-serve', 'mlp'], { CI: '' }, 'build/start-test-a', ['mlp']], [['lstm', 'mlp', 'lstm'], { CI: 'true' }, 'build/start-test-b', ['mlp', 'lstm']]];
   for (const [, , dir] of runs) rmSync(new URL(`${dir}/`, root), { recursive: true, force: true });
-  const results = await Promise.all(runs.map(([args, env, dir]) => start([...args, '--out', dir], env)));
-  for (const [k, [, , dir]] of runs.entries()) {
+  const results = await Promise.all(runs.map(([args, env, dir]) => start(['--out', dir, ...args], env)));
+  for (const [k, [, , dir, names]] of runs.entries()) {
     const r = results[k];
     assert.equal(r.code, 0, `${r.out}${r.err}`);
-    const lines = r.out.trim().split('\n');
-    assert.equal(lines.length, ZOO.length + 1, r.out);
-    assert.equal(lines[ZOO.length], `exported and verified ${ZOO.length} models to ${dir}/`);
-    const rows = lines.slice(0, ZOO.length).map(parseLine);
-    assert.deepEqual(rows.map((x) => x.name), ZOO);
-    for (const x of rows) {
-      assert.equal(x.path, `${dir}/${x.name}.onnx`);
-      assert.equal(readFileSync(new URL(x.path, root)).length, x.bytes);
-      assert.equal(x.omPath, `${dir}/${x.name}.om`);
-      assert.ok(x.maxError <= 1e-5 && x.sessionMaxError <= 1e-5 && x.shapes === 4, JSON.stringify(x));
-    }
-    assert.match(rows[4].sizes, /^batch=3 seq=5; batch=1 seq=1; batch=4 seq=6; batch=7 seq=11$/);
+    checkStartLines(r.out, names, dir);
   }
 });
 
@@ -165,9 +172,13 @@ test('examples/start.mjs refuses unknown arguments and a missing --out directory
     assert.match(r.err, /^usage: node examples\/start\.mjs \[--no-serve\] \[--out DIR\]/);
   }
   assert.match((await start(['--serve'], {})).err, /\(unknown: --serve\)/);
+  const name = await start(['--no-serve', 'mlp', 'x'], { CI: 'true' }); // a name not in the zoo beside one in it
+  assert.equal(name.code, 2, `${name.out}${name.err}`);
+  assert.equal(name.out, '', 'mlp not exported either');
+  assert.match(name.err, /^usage: node examples\/start\.mjs \[--no-serve\] \[--out DIR\] \[MODEL\.\.\.\] \(unknown: x\)$/m);
 });
 
-test('examples/start.mjs serves the page on PORT after the export and prints its URL; a bad PORT stops it before exporting', async () => {
+test('examples/start.mjs (npm start) exports and verifies the whole zoo, one line each, then serves the page on PORT and prints its URL; a bad PORT stops it before exporting', async () => {
   const { ZOO } = await import('../../examples/lib/workflow.mjs');
   const { createServer } = await import('node:net');
   const { spawn } = await import('node:child_process');
@@ -175,6 +186,7 @@ test('examples/start.mjs serves the page on PORT after the export and prints its
   const port = await new Promise((resolve) => {
     const s = createServer().listen(0, '127.0.0.1', () => { const p = s.address().port; s.close(() => resolve(p)); });
   });
+  rmSync(new URL('build/start-test-c/', root), { recursive: true, force: true });
   const child = spawn(process.execPath, ['examples/start.mjs', '--out', 'build/start-test-c'], { cwd: root, env: { ...process.env, CI: '', PORT: String(port) } });
   try {
     let out = '';
@@ -187,7 +199,10 @@ test('examples/start.mjs serves the page on PORT after the export and prints its
       child.on('exit', (code) => reject(new Error(`start exited with ${code} before serving: ${out}`)));
     });
     assert.equal(url, `http://127.0.0.1:${port}/`);
-    assert.match(out, new RegExp(`^exported and verified ${ZOO.length} models to build/start-test-c/\nonemodel demo page: `, 'm'), 'the URL after the export');
+    const [exported, served] = out.split(/^(?=onemodel demo page: )/m);
+    assert.match(served, /^onemodel demo page: \S+\n$/, 'the URL after the export');
+    const rows = checkStartLines(exported, ZOO, 'build/start-test-c');
+    assert.match(rows[4].sizes, /^batch=3 seq=5; batch=1 seq=1; batch=4 seq=6; batch=7 seq=11$/);
     const res = await fetch(url);
     assert.equal(res.status, 200);
     assert.match(await res.text(), /<title>onemodel/);

@@ -67,8 +67,10 @@ describe('BEiT, ConvNeXt V2 and Falcon load PyTorch\'s safetensors strictly and 
 });
 
 describe('BEiT, ConvNeXt V2 and Falcon traced once with every axis symbolic, run in onnxruntime-web and the Session at sizes the trace never saw', () => {
-  // beit_shared with height and width declared up to 64 (every fixture size): checking the whole range
-  // to 2^15 costs 7x the trace's time for BEiT (40 s against 6 s under load), which beit's trace pays once
+  // beit_shared with height and width declared up to 64 (every fixture size): unbounded, BEiT's trace
+  // takes 7x as long (15 s against 2 s), in the tracer's far runs (H or W at 64x the traced size), which
+  // compute the relative position bias at that window, twice (examples/transformers/README.md); beit's
+  // trace pays that once, for the range up from the least size, unbounded
   const declared = () => ({ pixel_values: ['batch', null, om.Dim('height', { max: 64 }), om.Dim('width', { max: 64 })] });
   for (const name of ['beit', 'beit_shared', 'convnextv2']) {
     const top = name === 'beit_shared' ? 64 : Infinity;
