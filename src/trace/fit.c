@@ -243,7 +243,11 @@ static int in_range(om_trace *tr, int a, int b, int64_t *at) {
   for (int k = 0; k < tr->symbols.n; k++) {
     const om_symbol *s = &tr->symbols.v[k];
     if (!(syms >> k & 1)) continue;
-    inside &= at[k] >= s->vmin && (at[k] <= s->vmax || !s->max_why); /* a maximum the model's failure set, not a declared one */
+    /* above a maximum: outside where the model's failure set it, or the user declared it (the
+     * graph answers for the declared range only: om.Dim('T', { max: 10 }) run at every size has
+     * seen all there is); not a piece's end, where forms that differ above it stay apart */
+    bool bound = s->max_why || (k != tr->branch_sym && s->vmax == s->decl_vmax);
+    inside &= at[k] >= s->vmin && (at[k] <= s->vmax || !bound);
     if (total <= OM_X_MAX_GRID) total = s->vmax - s->vmin >= OM_X_MAX_GRID ? OM_X_MAX_GRID + 1 : total * (s->vmax - s->vmin + 1);
   }
   if (inside) return 0;
@@ -878,6 +882,39 @@ static int factored(om_lower *l, const pool *p, const int64_t *a, int n, bool *f
   return miss;
 }
 
+#define STEPS_MAX (OM_X_MAX_TERMS - 1) /* the most steps a table of a whole range is written with (a term each) */
+
+/* Where the runs saw every size of one symbol's range (whole_range: a declared om.Dim('T', { max:
+ * 10 }), run at each size) and no form above fits, the values as the steps they take over it: a
+ * at the least size E0, plus each change d at the size t where it happens times [E >= t], which
+ * is floor((E - t + M) / M) for the width M of the range (0 below t, 1 from t, at every size of
+ * it): (T % 7) * 2 + 2 * Math.floor(T / 3) over 1..10. Exact over the range and only there, which
+ * is all the trace answers for. OM_FIT_NONE when no entry is such a size or the steps are many. */
+static int step_table(om_lower *l, const pool *p, const int64_t *a, int n) {
+  om_trace *tr = l->tr;
+  for (int i = 0; i < p->near; i++) {
+    int64_t pe[RUNS_MAX + 1], pa[RUNS_MAX + 1];
+    int np = whole_range(tr, p, i, n) ? sorted_points(a, p->e[i], n, pe, pa) : 0;
+    int steps = 0;
+    for (int j = 1; j < np; j++) steps += pa[j] != pa[j - 1];
+    if (np < 2 || steps > STEPS_MAX) continue;
+    int64_t width = pe[np - 1] - pe[0] + 1;
+    int x = om__x_const(tr, pa[0]);
+    for (int j = 1; j < np && x >= 0; j++) {
+      if (pa[j] == pa[j - 1]) continue;
+      int num = om__x_lin(tr, 1, p->x[i], 0, -1, width - pe[j]), at = num < 0 ? -1 : om__x_floordiv(tr, num, width);
+      x = at < 0 ? -1 : om__x_lin(tr, 1, x, pa[j] - pa[j - 1], at, 0);
+    }
+    if (x < 0) return OM_FIT_ERROR;
+    int64_t v0[64], got; /* the table gives every point's value (as it must: checked, not assumed) */
+    om__run_example(tr, v0);
+    bool ok = true;
+    for (int r = 0; r < n && ok; r++) ok = om__x_eval(tr, x, r ? tr->runs.v[p->ix[r - 1]].v : v0, &got) && got == a[r];
+    if (ok) return x;
+  }
+  return OM_FIT_NONE;
+}
+
 /* The forms, in order, of the values a (a[0] the example's, a[1 + i] run p->ix[i]'s) over pool p;
  * depth: the factors a product form has divided out already (factored()). */
 static int fit_values(om_lower *l, const pool *p, const int64_t *a, int n, bool *floored, int64_t (*at)[64], int *n_at, int depth) {
@@ -1011,6 +1048,7 @@ static int fit_values(om_lower *l, const pool *p, const int64_t *a, int n, bool 
   x = periodic_fit(l, p, a, n, floored, at, n_at);
   if (x == OM_FIT_NONE) x = remainder_fit(l, p, a, n, floored, at, n_at);
   if (x == OM_FIT_NONE) x = factored(l, p, a, n, floored, at, n_at, depth);
+  if (x == OM_FIT_NONE && !depth) x = step_table(l, p, a, n);
   return x == OM_FIT_NONE && !depth ? one_sided(l, p, a, n, at, n_at) : x;
 }
 
@@ -1219,14 +1257,17 @@ static bool close_to(double a, double b) { return fabs(a - b) <= 1e-9 * fmax(1, 
  * N is taken where its form is pinned down (a floor division only once the runs moved its
  * symbols through more sizes). */
 static bool of_int_form(om_lower *l, const pool *p, const double *v, int n, om_xfloat *out) {
-  for (int fn = 0; fn < 4; fn++) {
+  /* fn 4 to 7: N / 2, N / 4, N / 8, N / 16, a multiple of a half the model adds to a size ((T % 7)
+   * * 0.5 + Math.floor(T / 3)): scaling by a power of two is exact in double and float32 alike */
+  for (int fn = 0; fn < 8; fn++) {
     int64_t a[RUNS_MAX + 1];
+    double scale = fn < 4 ? 1 : (double)(2 << (fn - 4));
     bool ok = true;
     for (int r = 0; r < n && ok; r++) {
-      double x = fn == 0 ? v[r] : fn == 1 ? 1 / v[r] : fn == 2 ? v[r] * v[r] : 1 / (v[r] * v[r]);
-      ok = fabs(x) < 0x1p53 && (fn == 0 || x >= 0.5);
+      double x = fn == 0 ? v[r] : fn == 1 ? 1 / v[r] : fn == 2 ? v[r] * v[r] : fn == 3 ? 1 / (v[r] * v[r]) : v[r] * scale;
+      ok = fabs(x) < (fn < 4 ? 0x1p53 : 0x1p24) && (fn == 0 || fn >= 4 || x >= 0.5);
       a[r] = ok ? (int64_t)llround(x) : 0;
-      double back = apply_fn(fn, (double)a[r]);
+      double back = fn < 4 ? apply_fn(fn, (double)a[r]) : (double)a[r] / scale;
       ok = ok && !memcmp(&back, &v[r], sizeof back);
     }
     if (!ok || distinct(a, n) < 2) continue;
@@ -1234,7 +1275,7 @@ static bool of_int_form(om_lower *l, const pool *p, const double *v, int n, om_x
     int64_t at[OM_AT_MAX][64];
     int n_at, x = fit_values(l, p, a, n, &floored, at, &n_at, 0);
     if (x >= 0 && (!floored || !(l->tr->xs.v[x].syms & ~l->tr->extended))) {
-      *out = (om_xfloat){.x = x, .fn = fn, .a = 1};
+      *out = (om_xfloat){.x = x, .fn = fn < 4 ? fn : 0, .a = 1 / scale};
       return true;
     }
   }
