@@ -12,7 +12,8 @@
  *   c * E1 * E2 + b;  c1 * E1 + c2 * E2 + b;  periodic forms by any divisor (steps of k every k
  *   sizes where the step the points show leaves no one form: a window's padding);  a floor division of
  *   a remainder by w <= 16 from a table of every residue (half a split's last piece);  last, E * (any of
- *   these forms), up to three factors (B * floor((H + 6) / 7)). 
+ *   these forms), up to three factors (B * floor((H + 6) / 7)); last, over a range the runs saw
+ *   whole, the steps the values take (step_table). 
  * With 7 runs (the record run and 6 at other sizes, runs.c; fewer where a run has no such call)
  * an affine form is checked at more sizes than determine it, a floor division must have seen
  * every residue of its divisor at twice as many sizes as the divisor (else the record run asks
@@ -22,7 +23,7 @@
  * fits them holds (whole_range). What
  * fits none is refused by the caller, naming the values seen. A float scalar is fitted as
  * a * f(E) + b, f one of x, 1 / x, sqrt(x), 1 / sqrt(x) (x.div(T), x.mul(1 / Math.sqrt(d))), else
- * as f(N) of an integer N of any form above (x.div(B * T * C)). */
+ * as f(N) of an integer N of any form above (x.div(B * T * C)), or N over 2, 4, 8 or 16. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
