@@ -214,6 +214,24 @@ static bool covered(const om_trace *tr, const pool *p, int i, int n) {
   return true;
 }
 
+/* The largest variable of symbol k up to which the record run holds where a run above the example
+ * took another path (parts, runs.c: dropped, and tr->far_parted set, so the trace is cut there by
+ * the range check or refused at its end): one less than the least such run's, the other symbols at
+ * their examples; the symbol's maximum otherwise. A fit need hold up to there only: the model
+ * contiguous()'s a view at floor(T / 4) = 1, traced at T = 5, calls other ops from T = 8. */
+static int64_t path_max(const om_trace *tr, int k) {
+  int64_t end = tr->symbols.v[k].vmax, v0[64];
+  if (!tr->far_parted) return end;
+  om__run_example(tr, v0);
+  for (int r = 0; r < tr->runs.n; r++) {
+    const int64_t *v = tr->runs.v[r].v;
+    bool alone = tr->runs.v[r].dropped && v[k] > v0[k];
+    for (int j = 0; j < tr->symbols.n && alone; j++) alone = j == k || v[j] == v0[j];
+    if (alone && v[k] - 1 < end) end = v[k] - 1;
+  }
+  return end;
+}
+
 /* Whether pool entry i is a size of one symbol whose whole range (a piece's: T = 18 and 19 between
  * a window's step and where the model fails) the points have run: a form that fits there holds
  * at every size, however few they are. */
@@ -222,10 +240,11 @@ static bool whole_range(const om_trace *tr, const pool *p, int i, int n) {
   if (__builtin_popcountll(syms) != 1) return false;
   int k = __builtin_ctzll(syms);
   const om_symbol *s = &tr->symbols.v[k];
-  if (s->vmax - s->vmin >= n) return false;
+  int64_t end = path_max(tr, k);
+  if (end - s->vmin >= n) return false;
   int64_t v0[64];
   om__run_example(tr, v0);
-  for (int64_t x = s->vmin; x <= s->vmax; x++) {
+  for (int64_t x = s->vmin; x <= end; x++) {
     int r = 0;
     while (r < n && (r ? tr->runs.v[p->ix[r - 1]].v : v0)[k] != x) r++;
     if (r == n) return false;
@@ -244,12 +263,13 @@ static int in_range(om_trace *tr, int a, int b, int64_t *at) {
   for (int k = 0; k < tr->symbols.n; k++) {
     const om_symbol *s = &tr->symbols.v[k];
     if (!(syms >> k & 1)) continue;
-    /* above a maximum: outside where the model's failure set it, or the user declared it (the
-     * graph answers for the declared range only: om.Dim('T', { max: 10 }) run at every size has
-     * seen all there is); not a piece's end, where forms that differ above it stay apart */
-    bool bound = s->max_why || (k != tr->branch_sym && s->vmax == s->decl_vmax);
-    inside &= at[k] >= s->vmin && (at[k] <= s->vmax || !bound);
-    if (total <= OM_X_MAX_GRID) total = s->vmax - s->vmin >= OM_X_MAX_GRID ? OM_X_MAX_GRID + 1 : total * (s->vmax - s->vmin + 1);
+    /* above a maximum: outside where the model's failure set it, where the user declared it or
+     * a branch's piece ends (the graph answers for that range only: om.Dim('T', { max: 10 }) run
+     * at every size has seen all there is), or where the model takes another path (path_max) */
+    int64_t end = path_max(tr, k);
+    bool bound = s->max_why || s->vmax == s->decl_vmax || end < s->vmax;
+    inside &= at[k] >= s->vmin && (at[k] <= end || !bound);
+    if (total <= OM_X_MAX_GRID) total = end - s->vmin >= OM_X_MAX_GRID ? OM_X_MAX_GRID + 1 : total * (end - s->vmin + 1);
   }
   if (inside) return 0;
   if (total > OM_X_MAX_GRID) return -1;
@@ -259,8 +279,9 @@ static int in_range(om_trace *tr, int a, int b, int64_t *at) {
     for (int k = 0; k < tr->symbols.n; k++) {
       const om_symbol *s = &tr->symbols.v[k];
       if (!(syms >> k & 1)) continue;
-      v[k] = s->vmin + q % (s->vmax - s->vmin + 1);
-      q /= s->vmax - s->vmin + 1;
+      int64_t width = path_max(tr, k) - s->vmin + 1;
+      v[k] = s->vmin + q % width;
+      q /= width;
     }
     if (!om__x_eval(tr, a, v, &va) || !om__x_eval(tr, b, v, &vb)) return -1;
     if (va != vb) return memcpy(at, v, sizeof(int64_t) * (size_t)tr->symbols.n), 0;
