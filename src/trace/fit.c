@@ -914,7 +914,9 @@ static int factored(om_lower *l, const pool *p, const int64_t *a, int n, bool *f
  * is all the trace answers for. OM_FIT_NONE when no entry is such a size or the steps are many. */
 static int step_table(om_lower *l, const pool *p, const int64_t *a, int n) {
   om_trace *tr = l->tr;
-  for (int i = 0; i < p->near; i++) {
+  /* one symbol only: with more, the runs that move one alone leave the others at their examples,
+   * and a table of one would not show what the others do to the value */
+  for (int i = 0; i < p->near && tr->symbols.n == 1; i++) {
     int64_t pe[RUNS_MAX + 1], pa[RUNS_MAX + 1];
     int np = whole_range(tr, p, i, n) ? sorted_points(a, p->e[i], n, pe, pa) : 0;
     int steps = 0;
