@@ -12,7 +12,8 @@
  *   c * E1 * E2 + b;  c1 * E1 + c2 * E2 + b;  periodic forms by any divisor (steps of k every k
  *   sizes where the step the points show leaves no one form: a window's padding);  a floor division of
  *   a remainder by w <= 16 from a table of every residue (half a split's last piece);  last, E * (any of
- *   these forms), up to three factors (B * floor((H + 6) / 7)). 
+ *   these forms), up to three factors (B * floor((H + 6) / 7)); last, over a range the runs saw
+ *   whole, the steps the values take (step_table). 
  * With 7 runs (the record run and 6 at other sizes, runs.c; fewer where a run has no such call)
  * an affine form is checked at more sizes than determine it, a floor division must have seen
  * every residue of its divisor at twice as many sizes as the divisor (else the record run asks
@@ -22,7 +23,7 @@
  * fits them holds (whole_range). What
  * fits none is refused by the caller, naming the values seen. A float scalar is fitted as
  * a * f(E) + b, f one of x, 1 / x, sqrt(x), 1 / sqrt(x) (x.div(T), x.mul(1 / Math.sqrt(d))), else
- * as f(N) of an integer N of any form above (x.div(B * T * C)). */
+ * as f(N) of an integer N of any form above (x.div(B * T * C)), or N over 2, 4, 8 or 16. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -213,6 +214,24 @@ static bool covered(const om_trace *tr, const pool *p, int i, int n) {
   return true;
 }
 
+/* The largest variable of symbol k up to which the record run holds where a run above the example
+ * took another path (parts, runs.c: dropped, and tr->far_parted set, so the trace is cut there by
+ * the range check or refused at its end): one less than the least such run's, the other symbols at
+ * their examples; the symbol's maximum otherwise. A fit need hold up to there only: the model
+ * contiguous()'s a view at floor(T / 4) = 1, traced at T = 5, calls other ops from T = 8. */
+static int64_t path_max(const om_trace *tr, int k) {
+  int64_t end = tr->symbols.v[k].vmax, v0[64];
+  if (!tr->far_parted) return end;
+  om__run_example(tr, v0);
+  for (int r = 0; r < tr->runs.n; r++) {
+    const int64_t *v = tr->runs.v[r].v;
+    bool alone = tr->runs.v[r].dropped && v[k] > v0[k];
+    for (int j = 0; j < tr->symbols.n && alone; j++) alone = j == k || v[j] == v0[j];
+    if (alone && v[k] - 1 < end) end = v[k] - 1;
+  }
+  return end;
+}
+
 /* Whether pool entry i is a size of one symbol whose whole range (a piece's: T = 18 and 19 between
  * a window's step and where the model fails) the points have run: a form that fits there holds
  * at every size, however few they are. */
@@ -221,10 +240,11 @@ static bool whole_range(const om_trace *tr, const pool *p, int i, int n) {
   if (__builtin_popcountll(syms) != 1) return false;
   int k = __builtin_ctzll(syms);
   const om_symbol *s = &tr->symbols.v[k];
-  if (s->vmax - s->vmin >= n) return false;
+  int64_t end = path_max(tr, k);
+  if (end - s->vmin >= n) return false;
   int64_t v0[64];
   om__run_example(tr, v0);
-  for (int64_t x = s->vmin; x <= s->vmax; x++) {
+  for (int64_t x = s->vmin; x <= end; x++) {
     int r = 0;
     while (r < n && (r ? tr->runs.v[p->ix[r - 1]].v : v0)[k] != x) r++;
     if (r == n) return false;
@@ -243,8 +263,13 @@ static int in_range(om_trace *tr, int a, int b, int64_t *at) {
   for (int k = 0; k < tr->symbols.n; k++) {
     const om_symbol *s = &tr->symbols.v[k];
     if (!(syms >> k & 1)) continue;
-    inside &= at[k] >= s->vmin && (at[k] <= s->vmax || !s->max_why); /* a maximum the model's failure set, not a declared one */
-    if (total <= OM_X_MAX_GRID) total = s->vmax - s->vmin >= OM_X_MAX_GRID ? OM_X_MAX_GRID + 1 : total * (s->vmax - s->vmin + 1);
+    /* above a maximum: outside where the model's failure set it, where the user declared it or
+     * a branch's piece ends (the graph answers for that range only: om.Dim('T', { max: 10 }) run
+     * at every size has seen all there is), or where the model takes another path (path_max) */
+    int64_t end = path_max(tr, k);
+    bool bound = s->max_why || s->vmax == s->decl_vmax || end < s->vmax;
+    inside &= at[k] >= s->vmin && (at[k] <= end || !bound);
+    if (total <= OM_X_MAX_GRID) total = end - s->vmin >= OM_X_MAX_GRID ? OM_X_MAX_GRID + 1 : total * (end - s->vmin + 1);
   }
   if (inside) return 0;
   if (total > OM_X_MAX_GRID) return -1;
@@ -254,8 +279,9 @@ static int in_range(om_trace *tr, int a, int b, int64_t *at) {
     for (int k = 0; k < tr->symbols.n; k++) {
       const om_symbol *s = &tr->symbols.v[k];
       if (!(syms >> k & 1)) continue;
-      v[k] = s->vmin + q % (s->vmax - s->vmin + 1);
-      q /= s->vmax - s->vmin + 1;
+      int64_t width = path_max(tr, k) - s->vmin + 1;
+      v[k] = s->vmin + q % width;
+      q /= width;
     }
     if (!om__x_eval(tr, a, v, &va) || !om__x_eval(tr, b, v, &vb)) return -1;
     if (va != vb) return memcpy(at, v, sizeof(int64_t) * (size_t)tr->symbols.n), 0;
@@ -878,6 +904,41 @@ static int factored(om_lower *l, const pool *p, const int64_t *a, int n, bool *f
   return miss;
 }
 
+#define STEPS_MAX (OM_X_MAX_TERMS - 1) /* the most steps a table of a whole range is written with (a term each) */
+
+/* Where the runs saw every size of one symbol's range (whole_range: a declared om.Dim('T', { max:
+ * 10 }), run at each size) and no form above fits, the values as the steps they take over it: a
+ * at the least size E0, plus each change d at the size t where it happens times [E >= t], which
+ * is floor((E - t + M) / M) for the width M of the range (0 below t, 1 from t, at every size of
+ * it): (T % 7) * 2 + 2 * Math.floor(T / 3) over 1..10. Exact over the range and only there, which
+ * is all the trace answers for. OM_FIT_NONE when no entry is such a size or the steps are many. */
+static int step_table(om_lower *l, const pool *p, const int64_t *a, int n) {
+  om_trace *tr = l->tr;
+  /* one symbol only: with more, the runs that move one alone leave the others at their examples,
+   * and a table of one would not show what the others do to the value */
+  for (int i = 0; i < p->near && tr->symbols.n == 1; i++) {
+    int64_t pe[RUNS_MAX + 1], pa[RUNS_MAX + 1];
+    int np = whole_range(tr, p, i, n) ? sorted_points(a, p->e[i], n, pe, pa) : 0;
+    int steps = 0;
+    for (int j = 1; j < np; j++) steps += pa[j] != pa[j - 1];
+    if (np < 2 || steps > STEPS_MAX) continue;
+    int64_t width = pe[np - 1] - pe[0] + 1;
+    int x = om__x_const(tr, pa[0]);
+    for (int j = 1; j < np && x >= 0; j++) {
+      if (pa[j] == pa[j - 1]) continue;
+      int num = om__x_lin(tr, 1, p->x[i], 0, -1, width - pe[j]), at = num < 0 ? -1 : om__x_floordiv(tr, num, width);
+      x = at < 0 ? -1 : om__x_lin(tr, 1, x, pa[j] - pa[j - 1], at, 0);
+    }
+    if (x < 0) return OM_FIT_ERROR;
+    int64_t v0[64], got; /* the table gives every point's value (as it must: checked, not assumed) */
+    om__run_example(tr, v0);
+    bool ok = true;
+    for (int r = 0; r < n && ok; r++) ok = om__x_eval(tr, x, r ? tr->runs.v[p->ix[r - 1]].v : v0, &got) && got == a[r];
+    if (ok) return x;
+  }
+  return OM_FIT_NONE;
+}
+
 /* The forms, in order, of the values a (a[0] the example's, a[1 + i] run p->ix[i]'s) over pool p;
  * depth: the factors a product form has divided out already (factored()). */
 static int fit_values(om_lower *l, const pool *p, const int64_t *a, int n, bool *floored, int64_t (*at)[64], int *n_at, int depth) {
@@ -1011,6 +1072,7 @@ static int fit_values(om_lower *l, const pool *p, const int64_t *a, int n, bool 
   x = periodic_fit(l, p, a, n, floored, at, n_at);
   if (x == OM_FIT_NONE) x = remainder_fit(l, p, a, n, floored, at, n_at);
   if (x == OM_FIT_NONE) x = factored(l, p, a, n, floored, at, n_at, depth);
+  if (x == OM_FIT_NONE && !depth) x = step_table(l, p, a, n);
   return x == OM_FIT_NONE && !depth ? one_sided(l, p, a, n, at, n_at) : x;
 }
 
@@ -1219,14 +1281,17 @@ static bool close_to(double a, double b) { return fabs(a - b) <= 1e-9 * fmax(1, 
  * N is taken where its form is pinned down (a floor division only once the runs moved its
  * symbols through more sizes). */
 static bool of_int_form(om_lower *l, const pool *p, const double *v, int n, om_xfloat *out) {
-  for (int fn = 0; fn < 4; fn++) {
+  /* fn 4 to 7: N / 2, N / 4, N / 8, N / 16, a multiple of a half the model adds to a size ((T % 7)
+   * * 0.5 + Math.floor(T / 3)): scaling by a power of two is exact in double and float32 alike */
+  for (int fn = 0; fn < 8; fn++) {
     int64_t a[RUNS_MAX + 1];
+    double scale = fn < 4 ? 1 : (double)(2 << (fn - 4));
     bool ok = true;
     for (int r = 0; r < n && ok; r++) {
-      double x = fn == 0 ? v[r] : fn == 1 ? 1 / v[r] : fn == 2 ? v[r] * v[r] : 1 / (v[r] * v[r]);
-      ok = fabs(x) < 0x1p53 && (fn == 0 || x >= 0.5);
+      double x = fn == 0 ? v[r] : fn == 1 ? 1 / v[r] : fn == 2 ? v[r] * v[r] : fn == 3 ? 1 / (v[r] * v[r]) : v[r] * scale;
+      ok = fabs(x) < (fn < 4 ? 0x1p53 : 0x1p24) && (fn == 0 || fn >= 4 || x >= 0.5);
       a[r] = ok ? (int64_t)llround(x) : 0;
-      double back = apply_fn(fn, (double)a[r]);
+      double back = fn < 4 ? apply_fn(fn, (double)a[r]) : (double)a[r] / scale;
       ok = ok && !memcmp(&back, &v[r], sizeof back);
     }
     if (!ok || distinct(a, n) < 2) continue;
@@ -1234,7 +1299,7 @@ static bool of_int_form(om_lower *l, const pool *p, const double *v, int n, om_x
     int64_t at[OM_AT_MAX][64];
     int n_at, x = fit_values(l, p, a, n, &floored, at, &n_at, 0);
     if (x >= 0 && (!floored || !(l->tr->xs.v[x].syms & ~l->tr->extended))) {
-      *out = (om_xfloat){.x = x, .fn = fn, .a = 1};
+      *out = (om_xfloat){.x = x, .fn = fn < 4 ? fn : 0, .a = 1 / scale};
       return true;
     }
   }

@@ -380,6 +380,20 @@ describe('sizes a model computes', () => {
     // below 29 the 8 x 8 reduction has no pixel (the eager model fails)
     assert.deepEqual(tm.symbols.map((s) => [s.name, s.min, s.max]), [['b', 1, Infinity], ['H', 29, Infinity], ['W', 29, Infinity]]);
   }));
+
+  test('a declared range the runs cover whole: floor divisions and sums of them with remainders are exact there, however few sizes pin them elsewhere', () => withTraced((keep) => {
+    // om.Dim('T', { max: 10 }) is run at every size from 1 to 10: forms that fit every one of
+    // them and differ only above 10 are one, and a sum no form names is written as its steps
+    const every = (lo, hi) => Array.from({ length: hi - lo + 1 }, (_, i) => ({ T: lo + i }));
+    const end = traceAt(keep, (x) => x.slice(1, 0, Math.floor(x.shape[1] / 3) + 1),
+      { x: [om.randn([2, 7, 3], { seed: 31 }), [null, om.Dim('T', { max: 10 }), null]] }, every(1, 10));
+    assert.deepEqual(end.symbols.map((s) => [s.min, s.max, s.narrowedBy]), [[1, 10, null]]);
+    traceAt(keep, (x) => x.narrow(0, 0, Math.floor(x.shape[0] / 5) + 2),
+      { x: [om.randn([6, 3], { seed: 32 }), [om.Dim('T', { min: 3, max: 9 }), null]] }, every(3, 9));
+    const sum = traceAt(keep, (x) => x.slice(0, 0, (x.shape[0] % 5) + Math.floor(x.shape[0] / 4)),
+      { x: [om.randn([7, 3], { seed: 33 }), [om.Dim('T', { max: 12 }), null]] }, every(1, 12));
+    assert.deepEqual(sum.symbols.map((s) => [s.min, s.max, s.narrowedBy]), [[1, 12, null]]);
+  }));
 });
 
 describe('floats a model computes', () => {
@@ -420,6 +434,17 @@ describe('floats a model computes', () => {
       for (const t of [session, tm, example]) t.dispose();
     }
   });
+
+  test('a half or a quarter of a size expression added to a tensor: (T % 7) * 0.5 + Math.floor(T / 3) over a declared range, refused without one', () => withTraced((keep) => {
+    const every = (hi) => Array.from({ length: hi }, (_, i) => ({ T: i + 1 }));
+    const half = (x) => { const T = x.shape[0]; return x.add((T % 7) * 0.5 + Math.floor(T / 3)); };
+    const quarter = (x) => { const T = x.shape[0]; return x.mul((T % 5) * 0.25 + Math.floor(T / 4) + 1); };
+    traceAt(keep, half, { x: [om.randn([7, 3], { seed: 34 }), [om.Dim('T', { max: 10 }), null]] }, every(10));
+    traceAt(keep, quarter, { x: [om.randn([6, 2], { seed: 35 }), [om.Dim('T', { max: 13 }), null]] }, every(13));
+    // with no maximum the runs cannot see every size, and no form gives it: loud, not a guess
+    throwsKind(() => om.trace(half, { x: [om.randn([7, 3], { seed: 34 }), ['T', null]] }), 'SymbolicShape',
+      /^full: the value is 2 at the traced sizes, .*: it changes with the sizes, but not as a size the graph can compute \(/);
+  }));
 
   test('a float argument that moves is refused where no graph computes it: another op\'s, or no float form', () => {
     const E = (x) => x.shape.at(-1);

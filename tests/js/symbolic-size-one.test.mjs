@@ -146,4 +146,25 @@ describe('a write into contiguous() of a permuted tensor, which is the permute i
       keep(tm, { x }, [model(x)], `T=${n}`);
     }
   }));
+
+  test('traced where it is the view (T = 5, k = 1): cut where the copies begin, each piece right', () => withTraced((keep) => {
+    // the runs from T = 8 call other ops (the write goes into a copy): the size of zeros fits
+    // floor(T / 4) and floor((T + 1) / 5) alike up to 7, which is all the traced path holds for, so
+    // either is taken, and the range check cuts at 8 (traced again there, from a copy)
+    const model = (x) => {
+      const k = Math.floor(x.shape[0] / 4);
+      const c = om.zeros([2, k]).permute(1, 0).contiguous();
+      c.select(1, 0).add_(1);
+      return x.slice(0, 0, k).add(c.select(1, 0).unsqueeze(1));
+    };
+    const ex = om.randn([5, 3], { seed: 46 });
+    const tm = om.trace(model, { x: [ex, ['T', null]] });
+    assert.deepEqual(tm.symbols[0].branches, [{ min: 1, max: 7 }, { min: 8, max: Infinity }]);
+    assert.equal(tm.symbols[0].narrowedBy, null);
+    keep(tm, { x: ex }, [model(ex)], 'traced', model);
+    for (const n of [1, 3, 4, 6, 7, 8, 9, 12, 41]) { // each side of k = 1 and of the cut
+      const x = om.randn([n, 3], { seed: 50 + n });
+      keep(tm, { x }, [model(x)], `T=${n}`);
+    }
+  }));
 });
