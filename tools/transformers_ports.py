@@ -3819,12 +3819,6 @@ class MobileViTForImageClassification(nn.Module):
         return self.classifier(self.mobilevit(pixel_values)[1])
 
 
-# ---- fixtures ------------------------------------------------------------------------------------
-
-# (batch, seq) of every token model's cases: the traced case (3, 6) first, then 1, odd lengths,
-# 5x and 20x the traced length.
-
-
 # ---- ConvNeXt V2 (modeling_convnextv2.py) ------------------------------------------------------------
 
 class ConvNextV2GRN(nn.Module):
@@ -4347,6 +4341,10 @@ class FalconForCausalLM(nn.Module):
         return self.lm_head(self.transformer(input_ids, attention_mask))
 
 
+# ---- fixtures ------------------------------------------------------------------------------------
+
+# (batch, seq) of every token model's cases: the traced case (3, 6) first, then 1, odd lengths,
+# 5x and 20x the traced length.
 TOKEN_SIZES = [(3, 6), (1, 1), (2, 7), (2, 13), (1, 30), (1, 120)]
 
 
