@@ -8,8 +8,8 @@ modeling_llama.py, modeling_t5.py, modeling_whisper.py, modeling_phi.py, modelin
 modeling_clip.py, modeling_qwen2.py, modeling_distilbert.py, modeling_albert.py, modeling_bloom.py,
 modeling_wav2vec2.py, modeling_segformer.py, modeling_vit.py, modeling_opt.py, modeling_gpt_neo.py,
 modeling_deberta_v2.py, modeling_dinov2.py, modeling_longformer.py, modeling_big_bird.py, modeling_swin.py,
-modeling_mobilevit.py, modeling_detr.py, modeling_beit.py, modeling_convnextv2.py and modeling_falcon.py
-(inference without caches): the same
+modeling_mobilevit.py, modeling_detr.py, modeling_beit.py, modeling_convnextv2.py, modeling_falcon.py,
+modeling_deit.py, modeling_cvt.py and modeling_pvt_v2.py (inference without caches): the same
 module tree and parameter names (so the state-dict keys are the ones a real checkpoint has), the
 same operations in the same order, the same non-persistent buffers (GPT-2's `attn.bias`, BERT's
 `position_ids` and `token_type_ids`, LLaMA's `rotary_emb.inv_freq`). The ports a onemodel user
@@ -91,6 +91,18 @@ writes of the same code are examples/transformers/*.mjs.
     falcon_7b                    multi-query (one key-value head), parallel attention and MLP on one LayerNorm
     falcon_alibi                 ALiBi in bfloat16 (added to the mask and to the scores), sequential attention
                                  and MLP, biases; to 300 tokens, where bfloat16 rounds the positions
+    vit       ViTForImageClassification  the whole model with interpolate_pos_encoding (size=, as today's
+                                 modeling_vit.py), 2 layers, the classifier over the CLS row
+    vit_scale_factor             the same with the first interpolate_pos_encoding (DINO's: scale_factor
+                                 (h0 + 0.1) / sqrt(N), which samples at other coordinates than size=)
+    deit      DeiTForImageClassificationWithTeacher  class and distillation tokens (two table rows kept),
+                                 ViT's layers, the two heads averaged
+    cvt       CvtForImageClassification  convolutional token embeddings, depthwise conv + BatchNorm q/k/v
+                                 projections of the tokens viewed as [b, c, h, w], einsum scores, the last
+                                 stage's class token split off by torch.split([1, h * w])
+    pvt_v2    PvtV2ForImageClassification  overlapping patch embeddings, spatial-reduction attention (a strided
+                                 conv of the tokens reshaped to [b, c, h, w]), the depthwise-conv FFN
+    pvt_v2_linear                the same with linear_attention: keys and values adaptive-average-pooled to 7 x 7
 
 Each model writes tests/js/fixtures/transformers/<name>.safetensors (its state_dict, F32, tied
 weights under both names as a real checkpoint has them) and <name>.json:
@@ -4341,6 +4353,583 @@ class FalconForCausalLM(nn.Module):
         return self.lm_head(self.transformer(input_ids, attention_mask))
 
 
+# ---- ViT (modeling_vit.py) and DeiT (modeling_deit.py): the whole models at any image size ----------
+
+class ViTEmbeddingsScaleFactor(ViTEmbeddings):
+    """ViTEmbeddings' interpolate_pos_encoding as transformers first wrote it (DINO's code): the table
+    resized by scale_factor ((h0 + 0.1) / sqrt(N), (w0 + 0.1) / sqrt(N)), so the output is h0 x w0
+    but the source coordinates are (dst + 0.5) * sqrt(N) / (h0 + 0.1) - 0.5, not size='s
+    (dst + 0.5) * sqrt(N) / h0 - 0.5; at h0 = sqrt(N) with a non-square image it is no identity."""
+
+    def interpolate_pos_encoding(self, embeddings, height, width):
+        npatch = embeddings.shape[1] - 1
+        N = self.position_embeddings.shape[1] - 1
+        if npatch == N and height == width:
+            return self.position_embeddings
+        class_pos_embed = self.position_embeddings[:, 0]
+        patch_pos_embed = self.position_embeddings[:, 1:]
+        dim = embeddings.shape[-1]
+        h0 = height // self.patch_size
+        w0 = width // self.patch_size
+        h0, w0 = h0 + 0.1, w0 + 0.1
+        patch_pos_embed = F.interpolate(
+            patch_pos_embed.reshape(1, int(math.sqrt(N)), int(math.sqrt(N)), dim).permute(0, 3, 1, 2),
+            scale_factor=(h0 / math.sqrt(N), w0 / math.sqrt(N)), mode='bicubic', align_corners=False)
+        assert int(h0) == patch_pos_embed.shape[-2] and int(w0) == patch_pos_embed.shape[-1]
+        patch_pos_embed = patch_pos_embed.permute(0, 2, 3, 1).view(1, -1, dim)
+        return torch.cat((class_pos_embed.unsqueeze(0), patch_pos_embed), dim=1)
+
+
+class ViTSelfAttention(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.num_attention_heads = c['num_attention_heads']
+        self.attention_head_size = int(c['hidden_size'] / c['num_attention_heads'])
+        self.all_head_size = self.num_attention_heads * self.attention_head_size
+        self.query = nn.Linear(c['hidden_size'], self.all_head_size, bias=c['qkv_bias'])
+        self.key = nn.Linear(c['hidden_size'], self.all_head_size, bias=c['qkv_bias'])
+        self.value = nn.Linear(c['hidden_size'], self.all_head_size, bias=c['qkv_bias'])
+
+    def transpose_for_scores(self, x):
+        return x.view(x.size()[:-1] + (self.num_attention_heads, self.attention_head_size)).permute(0, 2, 1, 3)
+
+    def forward(self, hidden_states):
+        mixed_query_layer = self.query(hidden_states)
+        key_layer = self.transpose_for_scores(self.key(hidden_states))
+        value_layer = self.transpose_for_scores(self.value(hidden_states))
+        query_layer = self.transpose_for_scores(mixed_query_layer)
+        attention_scores = torch.matmul(query_layer, key_layer.transpose(-1, -2)) / math.sqrt(self.attention_head_size)
+        attention_probs = F.softmax(attention_scores, dim=-1)
+        context_layer = torch.matmul(attention_probs, value_layer).permute(0, 2, 1, 3).contiguous()
+        return context_layer.view(context_layer.size()[:-2] + (self.all_head_size,))
+
+
+class ViTSelfOutput(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.dense = nn.Linear(c['hidden_size'], c['hidden_size'])
+
+    def forward(self, hidden_states):
+        return self.dense(hidden_states)
+
+
+class ViTAttention(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.attention = ViTSelfAttention(c)
+        self.output = ViTSelfOutput(c)
+
+    def forward(self, hidden_states):
+        return self.output(self.attention(hidden_states))
+
+
+class ViTIntermediate(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.dense = nn.Linear(c['hidden_size'], c['intermediate_size'])
+
+    def forward(self, hidden_states):
+        return F.gelu(self.dense(hidden_states))
+
+
+class ViTOutput(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.dense = nn.Linear(c['intermediate_size'], c['hidden_size'])
+
+    def forward(self, hidden_states, input_tensor):
+        return self.dense(hidden_states) + input_tensor
+
+
+class ViTLayer(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.attention = ViTAttention(c)
+        self.intermediate = ViTIntermediate(c)
+        self.output = ViTOutput(c)
+        self.layernorm_before = nn.LayerNorm(c['hidden_size'], eps=c['layer_norm_eps'])
+        self.layernorm_after = nn.LayerNorm(c['hidden_size'], eps=c['layer_norm_eps'])
+
+    def forward(self, hidden_states):
+        hidden_states = self.attention(self.layernorm_before(hidden_states)) + hidden_states
+        return self.output(self.intermediate(self.layernorm_after(hidden_states)), hidden_states)
+
+
+class ViTEncoder(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.layer = nn.ModuleList([ViTLayer(c) for _ in range(c['num_hidden_layers'])])
+
+    def forward(self, hidden_states):
+        for layer in self.layer:
+            hidden_states = layer(hidden_states)
+        return hidden_states
+
+
+class ViTModel(nn.Module):
+    """add_pooling_layer False (as ViTForImageClassification builds it); embeddings: the class of
+    the transformers release ported (ViTEmbeddings: size=; ViTEmbeddingsScaleFactor: scale_factor)."""
+
+    def __init__(self, c, embeddings=ViTEmbeddings):
+        super().__init__()
+        self.embeddings = embeddings(c)
+        self.encoder = ViTEncoder(c)
+        self.layernorm = nn.LayerNorm(c['hidden_size'], eps=c['layer_norm_eps'])
+
+    def forward(self, pixel_values):
+        return self.layernorm(self.encoder(self.embeddings(pixel_values)))
+
+
+class ViTForImageClassification(nn.Module):
+    def __init__(self, c, embeddings=ViTEmbeddings):
+        super().__init__()
+        self.vit = ViTModel(c, embeddings)
+        self.classifier = nn.Linear(c['hidden_size'], c['num_labels'])
+
+    def forward(self, pixel_values):
+        return self.classifier(self.vit(pixel_values)[:, 0, :])
+
+
+class DeiTEmbeddings(nn.Module):
+    """The class and distillation tokens, their two rows of the table kept, the patch rows bicubic to
+    size=(height // p, width // p); the table itself at the native square grid (upstream: unless
+    torch.jit traces)."""
+
+    def __init__(self, c):
+        super().__init__()
+        self.cls_token = nn.Parameter(torch.zeros(1, 1, c['hidden_size']))
+        self.distillation_token = nn.Parameter(torch.zeros(1, 1, c['hidden_size']))
+        self.patch_embeddings = ViTPatchEmbeddings(c)
+        num_patches = (c['image_size'] // c['patch_size']) ** 2
+        self.position_embeddings = nn.Parameter(torch.zeros(1, num_patches + 2, c['hidden_size']))
+        self.patch_size = c['patch_size']
+
+    def interpolate_pos_encoding(self, embeddings, height, width):
+        num_patches = embeddings.shape[1] - 2
+        num_positions = self.position_embeddings.shape[1] - 2
+        if num_patches == num_positions and height == width:
+            return self.position_embeddings
+        class_and_dist_pos_embed = self.position_embeddings[:, :2]
+        patch_pos_embed = self.position_embeddings[:, 2:]
+        dim = embeddings.shape[-1]
+        new_height = height // self.patch_size
+        new_width = width // self.patch_size
+        sqrt_num_positions = int(num_positions ** 0.5)
+        patch_pos_embed = patch_pos_embed.reshape(1, sqrt_num_positions, sqrt_num_positions, dim).permute(0, 3, 1, 2)
+        patch_pos_embed = F.interpolate(patch_pos_embed, size=(new_height, new_width), mode='bicubic', align_corners=False)
+        patch_pos_embed = patch_pos_embed.permute(0, 2, 3, 1).view(1, -1, dim)
+        return torch.cat((class_and_dist_pos_embed, patch_pos_embed), dim=1)
+
+    def forward(self, pixel_values):
+        """interpolate_pos_encoding=True."""
+        _, _, height, width = pixel_values.shape
+        embeddings = self.patch_embeddings(pixel_values)
+        batch_size, seq_length, _ = embeddings.size()
+        cls_tokens = self.cls_token.expand(batch_size, -1, -1)
+        distillation_tokens = self.distillation_token.expand(batch_size, -1, -1)
+        embeddings = torch.cat((cls_tokens, distillation_tokens, embeddings), dim=1)
+        return embeddings + self.interpolate_pos_encoding(embeddings, height, width)
+
+
+class DeiTForImageClassificationWithTeacher(nn.Module):
+    """DeiTModel (add_pooling_layer False: embeddings, ViT's layers, layernorm) and the two heads:
+    the class token's and the distillation token's logits, averaged."""
+
+    def __init__(self, c):
+        super().__init__()
+        self.deit = ViTModel(c, DeiTEmbeddings)
+        self.cls_classifier = nn.Linear(c['hidden_size'], c['num_labels'])
+        self.distillation_classifier = nn.Linear(c['hidden_size'], c['num_labels'])
+
+    def forward(self, pixel_values):
+        sequence_output = self.deit(pixel_values)
+        cls_logits = self.cls_classifier(sequence_output[:, 0, :])
+        distillation_logits = self.distillation_classifier(sequence_output[:, 1, :])
+        return (cls_logits + distillation_logits) / 2
+
+
+# ---- CvT (modeling_cvt.py) -------------------------------------------------------------------------
+
+class CvtConvEmbeddings(nn.Module):
+    def __init__(self, patch_size, num_channels, embed_dim, stride, padding):
+        super().__init__()
+        self.projection = nn.Conv2d(num_channels, embed_dim, kernel_size=patch_size, stride=stride, padding=padding)
+        self.normalization = nn.LayerNorm(embed_dim)
+
+    def forward(self, pixel_values):
+        pixel_values = self.projection(pixel_values)
+        batch_size, num_channels, height, width = pixel_values.shape
+        hidden_size = height * width
+        pixel_values = pixel_values.view(batch_size, num_channels, hidden_size).permute(0, 2, 1)
+        pixel_values = self.normalization(pixel_values)
+        return pixel_values.permute(0, 2, 1).view(batch_size, num_channels, height, width)
+
+
+class CvtEmbeddings(nn.Module):
+    def __init__(self, patch_size, num_channels, embed_dim, stride, padding):
+        super().__init__()
+        self.convolution_embeddings = CvtConvEmbeddings(patch_size, num_channels, embed_dim, stride, padding)
+
+    def forward(self, pixel_values):
+        return self.convolution_embeddings(pixel_values)
+
+
+class CvtSelfAttentionConvProjection(nn.Module):
+    def __init__(self, embed_dim, kernel_size, padding, stride):
+        super().__init__()
+        self.convolution = nn.Conv2d(embed_dim, embed_dim, kernel_size=kernel_size, padding=padding, stride=stride,
+                                     bias=False, groups=embed_dim)
+        self.normalization = nn.BatchNorm2d(embed_dim)
+
+    def forward(self, hidden_state):
+        return self.normalization(self.convolution(hidden_state))
+
+
+class CvtSelfAttentionLinearProjection(nn.Module):
+    def forward(self, hidden_state):
+        batch_size, num_channels, height, width = hidden_state.shape
+        return hidden_state.view(batch_size, num_channels, height * width).permute(0, 2, 1)
+
+
+class CvtSelfAttentionProjection(nn.Module):
+    def __init__(self, embed_dim, kernel_size, padding, stride):
+        super().__init__()
+        self.convolution_projection = CvtSelfAttentionConvProjection(embed_dim, kernel_size, padding, stride)
+        self.linear_projection = CvtSelfAttentionLinearProjection()
+
+    def forward(self, hidden_state):
+        return self.linear_projection(self.convolution_projection(hidden_state))
+
+
+class CvtSelfAttention(nn.Module):
+    def __init__(self, num_heads, embed_dim, kernel_size, padding_q, padding_kv, stride_q, stride_kv, qkv_bias, with_cls_token):
+        super().__init__()
+        self.scale = embed_dim ** -0.5
+        self.with_cls_token = with_cls_token
+        self.embed_dim = embed_dim
+        self.num_heads = num_heads
+        self.convolution_projection_query = CvtSelfAttentionProjection(embed_dim, kernel_size, padding_q, stride_q)
+        self.convolution_projection_key = CvtSelfAttentionProjection(embed_dim, kernel_size, padding_kv, stride_kv)
+        self.convolution_projection_value = CvtSelfAttentionProjection(embed_dim, kernel_size, padding_kv, stride_kv)
+        self.projection_query = nn.Linear(embed_dim, embed_dim, bias=qkv_bias)
+        self.projection_key = nn.Linear(embed_dim, embed_dim, bias=qkv_bias)
+        self.projection_value = nn.Linear(embed_dim, embed_dim, bias=qkv_bias)
+
+    def rearrange_for_multi_head_attention(self, hidden_state):
+        batch_size, hidden_size, _ = hidden_state.shape
+        head_dim = self.embed_dim // self.num_heads
+        return hidden_state.view(batch_size, hidden_size, self.num_heads, head_dim).permute(0, 2, 1, 3)
+
+    def forward(self, hidden_state, height, width):
+        if self.with_cls_token:
+            cls_token, hidden_state = torch.split(hidden_state, [1, height * width], 1)
+        batch_size, hidden_size, num_channels = hidden_state.shape
+        hidden_state = hidden_state.permute(0, 2, 1).view(batch_size, num_channels, height, width)
+        key = self.convolution_projection_key(hidden_state)
+        query = self.convolution_projection_query(hidden_state)
+        value = self.convolution_projection_value(hidden_state)
+        if self.with_cls_token:
+            query = torch.cat((cls_token, query), dim=1)
+            key = torch.cat((cls_token, key), dim=1)
+            value = torch.cat((cls_token, value), dim=1)
+        head_dim = self.embed_dim // self.num_heads
+        query = self.rearrange_for_multi_head_attention(self.projection_query(query))
+        key = self.rearrange_for_multi_head_attention(self.projection_key(key))
+        value = self.rearrange_for_multi_head_attention(self.projection_value(value))
+        attention_score = torch.einsum('bhlk,bhtk->bhlt', [query, key]) * self.scale
+        attention_probs = F.softmax(attention_score, dim=-1)
+        context = torch.einsum('bhlt,bhtv->bhlv', [attention_probs, value])
+        _, _, hidden_size, _ = context.shape
+        return context.permute(0, 2, 1, 3).contiguous().view(batch_size, hidden_size, self.num_heads * head_dim)
+
+
+class CvtSelfOutput(nn.Module):
+    def __init__(self, embed_dim):
+        super().__init__()
+        self.dense = nn.Linear(embed_dim, embed_dim)
+
+    def forward(self, hidden_state, input_tensor):
+        return self.dense(hidden_state)
+
+
+class CvtAttention(nn.Module):
+    def __init__(self, *args):
+        super().__init__()
+        self.attention = CvtSelfAttention(*args)
+        self.output = CvtSelfOutput(args[1])
+
+    def forward(self, hidden_state, height, width):
+        return self.output(self.attention(hidden_state, height, width), hidden_state)
+
+
+class CvtIntermediate(nn.Module):
+    def __init__(self, embed_dim, mlp_ratio):
+        super().__init__()
+        self.dense = nn.Linear(embed_dim, int(embed_dim * mlp_ratio))
+        self.activation = nn.GELU()
+
+    def forward(self, hidden_state):
+        return self.activation(self.dense(hidden_state))
+
+
+class CvtOutput(nn.Module):
+    def __init__(self, embed_dim, mlp_ratio):
+        super().__init__()
+        self.dense = nn.Linear(int(embed_dim * mlp_ratio), embed_dim)
+
+    def forward(self, hidden_state, input_tensor):
+        return self.dense(hidden_state) + input_tensor
+
+
+class CvtLayer(nn.Module):
+    """Pre-norm attention (convolutional q, k, v projections on the tokens as an image) and MLP;
+    drop_path is the identity in eval."""
+
+    def __init__(self, num_heads, embed_dim, kernel_size, padding_q, padding_kv, stride_q, stride_kv, qkv_bias, mlp_ratio,
+                 with_cls_token):
+        super().__init__()
+        self.attention = CvtAttention(num_heads, embed_dim, kernel_size, padding_q, padding_kv, stride_q, stride_kv, qkv_bias,
+                                      with_cls_token)
+        self.intermediate = CvtIntermediate(embed_dim, mlp_ratio)
+        self.output = CvtOutput(embed_dim, mlp_ratio)
+        self.layernorm_before = nn.LayerNorm(embed_dim)
+        self.layernorm_after = nn.LayerNorm(embed_dim)
+
+    def forward(self, hidden_state, height, width):
+        hidden_state = self.attention(self.layernorm_before(hidden_state), height, width) + hidden_state
+        return self.output(self.intermediate(self.layernorm_after(hidden_state)), hidden_state)
+
+
+class CvtStage(nn.Module):
+    def __init__(self, c, stage):
+        super().__init__()
+        self.c = c
+        self.stage = stage
+        if c['cls_token'][stage]:
+            self.cls_token = nn.Parameter(torch.randn(1, 1, c['embed_dim'][-1]))
+        self.embedding = CvtEmbeddings(c['patch_sizes'][stage], c['num_channels'] if stage == 0 else c['embed_dim'][stage - 1],
+                                       c['embed_dim'][stage], c['patch_stride'][stage], c['patch_padding'][stage])
+        self.layers = nn.Sequential(*[
+            CvtLayer(c['num_heads'][stage], c['embed_dim'][stage], c['kernel_qkv'][stage], c['padding_q'][stage],
+                     c['padding_kv'][stage], c['stride_q'][stage], c['stride_kv'][stage], c['qkv_bias'][stage],
+                     c['mlp_ratio'][stage], c['cls_token'][stage])
+            for _ in range(c['depth'][stage])])
+
+    def forward(self, hidden_state):
+        cls_token = None
+        hidden_state = self.embedding(hidden_state)
+        batch_size, num_channels, height, width = hidden_state.shape
+        hidden_state = hidden_state.view(batch_size, num_channels, height * width).permute(0, 2, 1)
+        if self.c['cls_token'][self.stage]:
+            cls_token = self.cls_token.expand(batch_size, -1, -1)
+            hidden_state = torch.cat((cls_token, hidden_state), dim=1)
+        for layer in self.layers:
+            hidden_state = layer(hidden_state, height, width)
+        if self.c['cls_token'][self.stage]:
+            cls_token, hidden_state = torch.split(hidden_state, [1, height * width], 1)
+        hidden_state = hidden_state.permute(0, 2, 1).view(batch_size, num_channels, height, width)
+        return hidden_state, cls_token
+
+
+class CvtEncoder(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.stages = nn.ModuleList([CvtStage(c, i) for i in range(len(c['depth']))])
+
+    def forward(self, pixel_values):
+        hidden_state, cls_token = pixel_values, None
+        for stage in self.stages:
+            hidden_state, cls_token = stage(hidden_state)
+        return hidden_state, cls_token
+
+
+class CvtModel(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.encoder = CvtEncoder(c)
+
+    def forward(self, pixel_values):
+        return self.encoder(pixel_values)
+
+
+class CvtForImageClassification(nn.Module):
+    """The last stage's class token (layernorm, mean over its one row) into the classifier; without
+    one, the mean of the last stage's tokens."""
+
+    def __init__(self, c):
+        super().__init__()
+        self.c = c
+        self.cvt = CvtModel(c)
+        self.layernorm = nn.LayerNorm(c['embed_dim'][-1])
+        self.classifier = nn.Linear(c['embed_dim'][-1], c['num_labels'])
+
+    def forward(self, pixel_values):
+        sequence_output, cls_token = self.cvt(pixel_values)
+        if self.c['cls_token'][-1]:
+            sequence_output = self.layernorm(cls_token)
+        else:
+            batch_size, num_channels, height, width = sequence_output.shape
+            sequence_output = self.layernorm(sequence_output.view(batch_size, num_channels, height * width).permute(0, 2, 1))
+        return self.classifier(sequence_output.mean(dim=1))
+
+
+# ---- PVT v2 (modeling_pvt_v2.py) -----------------------------------------------------------------
+
+class PvtV2OverlapPatchEmbeddings(nn.Module):
+    def __init__(self, c, layer_idx):
+        super().__init__()
+        patch_size = c['patch_sizes'][layer_idx]
+        num_channels = c['num_channels'] if layer_idx == 0 else c['hidden_sizes'][layer_idx - 1]
+        self.proj = nn.Conv2d(num_channels, c['hidden_sizes'][layer_idx], kernel_size=patch_size, stride=c['strides'][layer_idx],
+                              padding=(patch_size // 2, patch_size // 2))
+        self.layer_norm = nn.LayerNorm(c['hidden_sizes'][layer_idx], eps=c['layer_norm_eps'])
+
+    def forward(self, pixel_values):
+        embeddings = self.proj(pixel_values)
+        _, _, height, width = embeddings.shape
+        embeddings = embeddings.flatten(2).transpose(1, 2)
+        return self.layer_norm(embeddings), height, width
+
+
+class PvtV2DepthWiseConv(nn.Module):
+    def __init__(self, dim):
+        super().__init__()
+        self.dwconv = nn.Conv2d(dim, dim, 3, 1, 1, bias=True, groups=dim)
+
+    def forward(self, hidden_states, height, width):
+        batch_size, seq_len, num_channels = hidden_states.shape
+        hidden_states = hidden_states.transpose(1, 2).view(batch_size, num_channels, height, width)
+        return self.dwconv(hidden_states).flatten(2).transpose(1, 2)
+
+
+class PvtV2SelfAttention(nn.Module):
+    """Spatial-reduction attention: keys and values from the tokens reshaped to [b, c, h, w] and
+    reduced by a strided conv (sr_ratio > 1), or with linear_attention pooled to 7 x 7 (adaptive)
+    and a 1 x 1 conv, LayerNorm and gelu."""
+
+    def __init__(self, c, hidden_size, num_attention_heads, spatial_reduction_ratio):
+        super().__init__()
+        self.linear_attention = c['linear_attention']
+        self.num_attention_heads = num_attention_heads
+        self.attention_head_size = int(hidden_size / num_attention_heads)
+        self.all_head_size = self.num_attention_heads * self.attention_head_size
+        self.query = nn.Linear(hidden_size, self.all_head_size, bias=c['qkv_bias'])
+        self.key = nn.Linear(hidden_size, self.all_head_size, bias=c['qkv_bias'])
+        self.value = nn.Linear(hidden_size, self.all_head_size, bias=c['qkv_bias'])
+        self.proj = nn.Linear(hidden_size, hidden_size)
+        self.spatial_reduction_ratio = spatial_reduction_ratio
+        if self.linear_attention:
+            self.pool = nn.AdaptiveAvgPool2d(7)
+            self.spatial_reduction = nn.Conv2d(hidden_size, hidden_size, kernel_size=1, stride=1)
+            self.layer_norm = nn.LayerNorm(hidden_size, eps=c['layer_norm_eps'])
+            self.act = nn.GELU()
+        elif spatial_reduction_ratio > 1:
+            self.spatial_reduction = nn.Conv2d(hidden_size, hidden_size, kernel_size=spatial_reduction_ratio,
+                                               stride=spatial_reduction_ratio)
+            self.layer_norm = nn.LayerNorm(hidden_size, eps=c['layer_norm_eps'])
+
+    def transpose_for_scores(self, hidden_states):
+        new_shape = hidden_states.size()[:-1] + (self.num_attention_heads, self.attention_head_size)
+        return hidden_states.view(new_shape).permute(0, 2, 1, 3)
+
+    def forward(self, hidden_states, height, width):
+        batch_size, seq_len, num_channels = hidden_states.shape
+        query_layer = self.transpose_for_scores(self.query(hidden_states))
+        if self.linear_attention:
+            hidden_states = hidden_states.permute(0, 2, 1).reshape(batch_size, num_channels, height, width)
+            hidden_states = self.spatial_reduction(self.pool(hidden_states)).reshape(batch_size, num_channels, -1).permute(0, 2, 1)
+            hidden_states = self.act(self.layer_norm(hidden_states))
+        elif self.spatial_reduction_ratio > 1:
+            hidden_states = hidden_states.permute(0, 2, 1).reshape(batch_size, num_channels, height, width)
+            hidden_states = self.spatial_reduction(hidden_states).reshape(batch_size, num_channels, -1).permute(0, 2, 1)
+            hidden_states = self.layer_norm(hidden_states)
+        key_layer = self.transpose_for_scores(self.key(hidden_states))
+        value_layer = self.transpose_for_scores(self.value(hidden_states))
+        attention_scores = torch.matmul(query_layer, key_layer.transpose(-1, -2)) / math.sqrt(self.attention_head_size)
+        attention_probs = F.softmax(attention_scores, dim=-1)
+        context_layer = (attention_probs @ value_layer).transpose(1, 2).reshape(batch_size, seq_len, num_channels)
+        return self.proj(context_layer)
+
+
+class PvtV2ConvFeedForwardNetwork(nn.Module):
+    def __init__(self, c, in_features, hidden_features):
+        super().__init__()
+        self.dense1 = nn.Linear(in_features, hidden_features)
+        self.dwconv = PvtV2DepthWiseConv(hidden_features)
+        self.dense2 = nn.Linear(hidden_features, in_features)
+        self.relu = nn.ReLU() if c['linear_attention'] else nn.Identity()
+
+    def forward(self, hidden_states, height, width):
+        hidden_states = self.relu(self.dense1(hidden_states))
+        hidden_states = F.gelu(self.dwconv(hidden_states, height, width))
+        return self.dense2(hidden_states)
+
+
+class PvtV2BlockLayer(nn.Module):
+    def __init__(self, c, layer_idx):
+        super().__init__()
+        hidden_size = c['hidden_sizes'][layer_idx]
+        self.layer_norm_1 = nn.LayerNorm(hidden_size, eps=c['layer_norm_eps'])
+        self.attention = PvtV2SelfAttention(c, hidden_size, c['num_attention_heads'][layer_idx], c['sr_ratios'][layer_idx])
+        self.layer_norm_2 = nn.LayerNorm(hidden_size, eps=c['layer_norm_eps'])
+        self.mlp = PvtV2ConvFeedForwardNetwork(c, hidden_size, int(hidden_size * c['mlp_ratios'][layer_idx]))
+
+    def forward(self, hidden_states, height, width):
+        hidden_states = self.attention(self.layer_norm_1(hidden_states), height, width) + hidden_states
+        return hidden_states + self.mlp(self.layer_norm_2(hidden_states), height, width)
+
+
+class PvtV2EncoderLayer(nn.Module):
+    def __init__(self, c, layer_idx):
+        super().__init__()
+        self.patch_embedding = PvtV2OverlapPatchEmbeddings(c, layer_idx)
+        self.blocks = nn.ModuleList([PvtV2BlockLayer(c, layer_idx) for _ in range(c['depths'][layer_idx])])
+        self.layer_norm = nn.LayerNorm(c['hidden_sizes'][layer_idx], eps=c['layer_norm_eps'])
+
+    def forward(self, hidden_states):
+        hidden_states, height, width = self.patch_embedding(hidden_states)
+        for block in self.blocks:
+            hidden_states = block(hidden_states, height, width)
+        return self.layer_norm(hidden_states), height, width
+
+
+class PvtV2Encoder(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.layers = nn.ModuleList([PvtV2EncoderLayer(c, i) for i in range(c['num_encoder_blocks'])])
+
+    def forward(self, pixel_values):
+        batch_size = pixel_values.shape[0]
+        hidden_states = pixel_values
+        for layer in self.layers:
+            hidden_states, height, width = layer(hidden_states)
+            hidden_states = hidden_states.reshape(batch_size, height, width, -1).permute(0, 3, 1, 2).contiguous()
+        return hidden_states
+
+
+class PvtV2Model(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.encoder = PvtV2Encoder(c)
+
+    def forward(self, pixel_values):
+        return self.encoder(pixel_values)
+
+
+class PvtV2ForImageClassification(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.c = c
+        self.pvt_v2 = PvtV2Model(c)
+        self.classifier = nn.Linear(c['hidden_sizes'][-1], c['num_labels'])
+
+    def forward(self, pixel_values):
+        sequence_output = self.pvt_v2(pixel_values)
+        batch_size = sequence_output.shape[0]
+        sequence_output = sequence_output.permute(0, 2, 3, 1).reshape(batch_size, -1, self.c['hidden_sizes'][-1])
+        return self.classifier(sequence_output.mean(dim=1))
+
+
 # ---- fixtures ------------------------------------------------------------------------------------
 
 # (batch, seq) of every token model's cases: the traced case (3, 6) first, then 1, odd lengths,
@@ -5093,6 +5682,112 @@ def make_falcon_alibi():
                                         num_ln_in_parallel_attn=None),
                           # and 300 tokens: past 256, where bfloat16 rounds the positions
                           TOKEN_SIZES[:-1] + [(1, 300)])
+
+
+# ViT and DeiT whole (patch 4, a 4 x 4 table for image_size 16): VIT_SIZES and far above the traced
+# 24 x 20 (a 37 x 25 grid).
+def vit_config(**kw):
+    return {'image_size': 16, 'patch_size': 4, 'num_channels': 3, 'hidden_size': 32, 'num_hidden_layers': 2,
+            'num_attention_heads': 2, 'intermediate_size': 64, 'hidden_act': 'gelu', 'layer_norm_eps': 1e-12,
+            'qkv_bias': True, 'num_labels': 5, **kw}
+
+
+def vit_cases(more=()):
+    return [({'batch': b, 'height': h, 'width': w}, [image_input('pixel_values', [b, 3, h, w], seed)])
+            for seed, (b, h, w) in enumerate(VIT_SIZES + [(1, 150, 101), *more], start=1)]
+
+
+@model
+def make_vit():
+    c = vit_config()
+    return fixture('vit', 'ViTForImageClassification (eval) with interpolate_pos_encoding=True as transformers writes it '
+                   'today: the 4 x 4 table bicubic to size=(height // 4, width // 4), the table itself at the native square '
+                   'grid; 2 layers, 2 heads of 16, gelu, the classifier over the CLS row',
+                   c, ViTForImageClassification(c), {'pixel_values': ['batch', None, 'height', 'width']}, vit_cases(), ['logits'],
+                   keep={'vit.embeddings.cls_token', 'vit.embeddings.position_embeddings'})
+
+
+@model
+def make_vit_scale_factor():
+    c = vit_config()
+    return fixture('vit_scale_factor', 'ViTForImageClassification (eval) with interpolate_pos_encoding=True as transformers '
+                   'first wrote it (DINO\'s code): the table bicubic by scale_factor ((h0 + 0.1) / 4, (w0 + 0.1) / 4), the '
+                   'table itself at the native square grid',
+                   c, ViTForImageClassification(c, ViTEmbeddingsScaleFactor), {'pixel_values': ['batch', None, 'height', 'width']},
+                   vit_cases(), ['logits'], keep={'vit.embeddings.cls_token', 'vit.embeddings.position_embeddings'})
+
+
+@model
+def make_deit():
+    c = vit_config()
+    net = DeiTForImageClassificationWithTeacher(c)
+    with torch.no_grad():  # upstream makes them zeros until trained
+        for p in (net.deit.embeddings.cls_token, net.deit.embeddings.distillation_token, net.deit.embeddings.position_embeddings):
+            p.normal_(0, 1)
+    return fixture('deit', 'DeiTForImageClassificationWithTeacher (eval) with interpolate_pos_encoding=True: the class and '
+                   'distillation tokens, the 4 x 4 table\'s patch rows bicubic to size=(height // 4, width // 4) (its two '
+                   'token rows kept), ViT\'s layers, the two heads averaged; and a batch of 2 at the native size, to trace there',
+                   c, net, {'pixel_values': ['batch', None, 'height', 'width']}, vit_cases([(2, 16, 16)]), ['logits'],
+                   keep={'deit.embeddings.cls_token', 'deit.embeddings.distillation_token', 'deit.embeddings.position_embeddings'})
+
+
+# CvT: traced at 61 x 45; the least size (3: one token in every stage), one side 3, odd sizes, far above.
+CVT_SIZES = [(2, 61, 45), (1, 3, 3), (1, 3, 50), (2, 17, 16), (1, 33, 34), (3, 8, 9), (1, 200, 143)]
+
+
+@model
+def make_cvt():
+    c = {'num_channels': 3, 'patch_sizes': [7, 3, 3], 'patch_stride': [4, 2, 2], 'patch_padding': [2, 1, 1],
+         'embed_dim': [16, 24, 32], 'num_heads': [1, 2, 4], 'depth': [1, 1, 2], 'mlp_ratio': [4.0, 4.0, 4.0],
+         'qkv_bias': [True, True, True], 'cls_token': [False, False, True], 'qkv_projection_method': ['dw_bn', 'dw_bn', 'dw_bn'],
+         'kernel_qkv': [3, 3, 3], 'padding_kv': [1, 1, 1], 'stride_kv': [2, 2, 2], 'padding_q': [1, 1, 1], 'stride_q': [1, 1, 1],
+         'drop_path_rate': [0.0, 0.0, 0.0], 'num_labels': 5}
+    net = CvtForImageClassification(c)
+    with torch.no_grad():  # running statistics that matter
+        for m in net.modules():
+            if isinstance(m, nn.BatchNorm2d):
+                m.running_mean.normal_(0, 0.1)
+                m.running_var.uniform_(0.5, 1.5)
+    cases = [({'batch': b, 'height': h, 'width': w}, [image_input('pixel_values', [b, 3, h, w], seed)])
+             for seed, (b, h, w) in enumerate(CVT_SIZES, start=1)]
+    return fixture('cvt', 'CvtForImageClassification (eval): convolutional token embeddings (7/4, 3/2, 3/2) with a '
+                   'LayerNorm over the tokens, attention whose q, k, v are depthwise conv + BatchNorm projections of the '
+                   'tokens reshaped to [b, c, h, w] (k and v strided 2), einsum scores, a class token in the last stage '
+                   'split off by torch.split([1, h * w]); the classifier over its LayerNorm',
+                   c, net, {'pixel_values': ['batch', None, 'height', 'width']}, cases, ['logits'],
+                   keep={'cvt.encoder.stages.2.cls_token'})
+
+
+# PVT v2: traced at 61 x 45; the least size (13: the first stage's 4 x 4 reduction needs a 4 x 4 grid;
+# 1 with linear attention: one token in every stage), one side that small, odd sizes, a first-stage grid
+# below and above the linear attention's 7 x 7 pool, far above.
+PVT_V2_SIZES = [(2, 61, 45), (1, 13, 13), (1, 13, 50), (2, 17, 16), (1, 27, 30), (3, 16, 17), (1, 200, 143)]
+PVT_V2_LINEAR_SIZES = [(2, 61, 45), (1, 1, 1), (1, 1, 50), (2, 17, 16), (1, 27, 30), (3, 8, 9), (1, 200, 143)]
+
+
+def pvt_v2_fixture(name, description, sizes=PVT_V2_SIZES, **kw):
+    c = {'num_channels': 3, 'num_encoder_blocks': 3, 'depths': [1, 1, 1], 'sr_ratios': [4, 2, 1], 'hidden_sizes': [16, 24, 32],
+         'patch_sizes': [7, 3, 3], 'strides': [4, 2, 2], 'num_attention_heads': [1, 2, 2], 'mlp_ratios': [4, 4, 4],
+         'hidden_act': 'gelu', 'layer_norm_eps': 1e-6, 'qkv_bias': True, 'linear_attention': False, 'num_labels': 5, **kw}
+    cases = [({'batch': b, 'height': h, 'width': w}, [image_input('pixel_values', [b, 3, h, w], seed)])
+             for seed, (b, h, w) in enumerate(sizes, start=1)]
+    return fixture(name, description, c, PvtV2ForImageClassification(c), {'pixel_values': ['batch', None, 'height', 'width']},
+                   cases, ['logits'])
+
+
+@model
+def make_pvt_v2():
+    return pvt_v2_fixture('pvt_v2', 'PvtV2ForImageClassification (eval): overlapping patch embeddings (7/4, 3/2, 3/2), '
+                          'spatial-reduction attention (keys and values from the tokens reshaped to [b, c, h, w] and reduced '
+                          'by a strided conv of sr_ratio 4, 2; none at 1), the depthwise-conv FFN, each stage\'s tokens '
+                          'reshaped to [b, c, h, w]; the classifier over the mean of the last stage\'s tokens')
+
+
+@model
+def make_pvt_v2_linear():
+    return pvt_v2_fixture('pvt_v2_linear', 'PvtV2ForImageClassification (eval) with linear_attention (pvt_v2_b2_linear\'s): '
+                          'keys and values from the tokens as [b, c, h, w] adaptive-average-pooled to 7 x 7, a 1 x 1 conv, '
+                          'LayerNorm and gelu; a ReLU before the FFN\'s depthwise conv', PVT_V2_LINEAR_SIZES, linear_attention=True)
 
 
 if __name__ == '__main__':
