@@ -21,7 +21,7 @@ import { OmError, invalid } from '../errors.js';
 import {
   Tensor, self, handle, unaryOp, floatOp, applyOp, elementwise, meshgrid, cat, stack, optionsArg,
 } from '../tensor.js';
-import { requireReady } from '../runtime.js';
+import { requireReady, omw } from '../runtime.js';
 import * as shape from './shape.js';
 import * as reduce from './reduce.js';
 import * as linalg from './linalg.js';
@@ -388,7 +388,16 @@ for (const [name, how, on, inplace] of OPS) {
         if (promoted > CATEGORY[this.dtype]) {
           throw castError(inplace, Object.keys(CATEGORY)[promoted], this.dtype);
         }
-        const v = this[name](...args);
+        // an intermediate autograd needs: the op reads a copy, so its backward keeps the values it
+        // saw, as PyTorch saves the original self (y.sin_() then backward; a leaf that requires
+        // grad is refused by copy_). A trace records no backward: it writes in place as it is.
+        const src = this.requiresGrad && !this.isLeaf && !omw.trace_active() ? this.clone() : this;
+        let v;
+        try {
+          v = src[name](...args);
+        } finally {
+          if (src !== this) src.dispose();
+        }
         try {
           if (CATEGORY[v.dtype] > CATEGORY[this.dtype]) throw castError(inplace, v.dtype, this.dtype); // div_'s float
           const [out, full] = [this.shape, v.shape];
