@@ -295,8 +295,8 @@ export function square(input: Tensor): Tensor;
 export function isnan(input: Tensor): Tensor;
 export function isinf(input: Tensor): Tensor;
 export function isfinite(input: Tensor): Tensor;
-/** Options of var and std: PyTorch's correction (default 1: divide by N - 1) and keepdim. */
-export interface VarOptions { correction?: number; keepdim?: boolean }
+/** Options of var and std: PyTorch's correction (default 1: divide by N - 1), or its keyword unbiased (true: 1, false: 0), not both; and keepdim. */
+export interface VarOptions { correction?: number; unbiased?: boolean; keepdim?: boolean }
 /** torch.var(input, dim, unbiased = true, keepdim = false) or torch.var(input, dim, { correction, keepdim }) (float32). */
 declare function variance(input: Tensor, dim?: Dims | null, unbiased?: boolean | VarOptions, keepdim?: boolean): Tensor;
 export { variance as var };
