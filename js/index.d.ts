@@ -174,12 +174,16 @@ export interface TensorOptions {
   dtype?: DType;
   /** The shape; inferred from the nesting when omitted. Its element count must match the data's. */
   shape?: readonly number[];
+  /** torch's requires_grad=True: the new leaf records for autograd (float32 only: int64 and bool are DtypeMismatch). */
+  requiresGrad?: boolean;
 }
 
-/** Options of the creation functions. */
+/** Options of the creation functions (an unknown key is InvalidArgument: a misspelt one would otherwise be ignored). */
 export interface CreationOptions {
   /** float32 by default (bool / int64 for {@link full} with a boolean / bigint value). */
   dtype?: DType;
+  /** torch's requires_grad=True: the new leaf records for autograd (float32 only: int64 and bool are DtypeMismatch). */
+  requiresGrad?: boolean;
 }
 
 /** Options of {@link rand} and {@link randn}. */
@@ -191,6 +195,8 @@ export interface RandomOptions {
   seed?: number | bigint;
   /** Only 'float32'. */
   dtype?: 'float32';
+  /** torch's requires_grad=True: the new leaf records for autograd (float32 only: int64 and bool are DtypeMismatch). */
+  requiresGrad?: boolean;
 }
 
 /**
