@@ -174,12 +174,16 @@ export interface TensorOptions {
   dtype?: DType;
   /** The shape; inferred from the nesting when omitted. Its element count must match the data's. */
   shape?: readonly number[];
+  /** torch's requires_grad=True: the new leaf records for autograd (float32 only: int64 and bool are DtypeMismatch). */
+  requiresGrad?: boolean;
 }
 
-/** Options of the creation functions. */
+/** Options of the creation functions (an unknown key is InvalidArgument: a misspelt one would otherwise be ignored). */
 export interface CreationOptions {
   /** float32 by default (bool / int64 for {@link full} with a boolean / bigint value). */
   dtype?: DType;
+  /** torch's requires_grad=True: the new leaf records for autograd (float32 only: int64 and bool are DtypeMismatch). */
+  requiresGrad?: boolean;
 }
 
 /** Options of {@link rand} and {@link randn}. */
@@ -191,6 +195,8 @@ export interface RandomOptions {
   seed?: number | bigint;
   /** Only 'float32'. */
   dtype?: 'float32';
+  /** torch's requires_grad=True: the new leaf records for autograd (float32 only: int64 and bool are DtypeMismatch). */
+  requiresGrad?: boolean;
 }
 
 /**
@@ -295,8 +301,8 @@ export function square(input: Tensor): Tensor;
 export function isnan(input: Tensor): Tensor;
 export function isinf(input: Tensor): Tensor;
 export function isfinite(input: Tensor): Tensor;
-/** Options of var and std: PyTorch's correction (default 1: divide by N - 1) and keepdim. */
-export interface VarOptions { correction?: number; keepdim?: boolean }
+/** Options of var and std: PyTorch's correction (default 1: divide by N - 1), or its keyword unbiased (true: 1, false: 0), not both; and keepdim. */
+export interface VarOptions { correction?: number; unbiased?: boolean; keepdim?: boolean }
 /** torch.var(input, dim, unbiased = true, keepdim = false) or torch.var(input, dim, { correction, keepdim }) (float32). */
 declare function variance(input: Tensor, dim?: Dims | null, unbiased?: boolean | VarOptions, keepdim?: boolean): Tensor;
 export { variance as var };
@@ -347,6 +353,14 @@ export function acosh(input: Tensor): Tensor;
 export function atanh(input: Tensor): Tensor;
 /** torch.atan2(input, other): the angle of the point (other, input) in [-pi, pi] (float32). */
 export function atan2(input: TensorLike, other: TensorLike): Tensor;
+/** NumPy's names, which PyTorch also takes: {@link asin}, {@link acos}, {@link atan}, {@link asinh}, {@link acosh}, {@link atanh}, {@link atan2}. */
+export function arcsin(input: Tensor): Tensor;
+export function arccos(input: Tensor): Tensor;
+export function arctan(input: Tensor): Tensor;
+export function arcsinh(input: Tensor): Tensor;
+export function arccosh(input: Tensor): Tensor;
+export function arctanh(input: Tensor): Tensor;
+export function arctan2(input: TensorLike, other: TensorLike): Tensor;
 /** Elementwise minimum; NaN where either is NaN. */
 export function minimum(input: TensorLike, other: TensorLike): Tensor;
 /** Elementwise maximum; NaN where either is NaN. */
@@ -411,9 +425,12 @@ export function argsort(input: Tensor, dim?: number, descending?: boolean): Tens
 export function argsort(input: Tensor, options: SortOptions): Tensor;
 /** torch.searchsorted: int64, for each value the index in sortedSequence (1-D, or the values'
  *  leading dims and one more) where it goes; after its equals with right or side 'right'. */
-export function searchsorted(sortedSequence: Tensor, values: Tensor, options?: { right?: boolean; side?: 'left' | 'right' }): Tensor;
-/** torch.bucketize: searchsorted(boundaries, input) with 1-D boundaries. */
-export function bucketize(input: Tensor, boundaries: Tensor, options?: { right?: boolean }): Tensor;
+export function searchsorted(sortedSequence: Tensor, values: Tensor, options?: { right?: boolean; side?: 'left' | 'right'; outInt32?: false }): Tensor;
+/**
+ * torch.bucketize: searchsorted(boundaries, input) with 1-D boundaries; input a number for a 0-d
+ * result. outInt32: true is DtypeMismatch (the library has no int32), false keeps int64.
+ */
+export function bucketize(input: Tensor | number | bigint, boundaries: Tensor, options?: { right?: boolean; outInt32?: false }): Tensor;
 /** torch.repeat_interleave: each element along dim repeated (a count, or an int64 tensor of one
  *  count per element); without dim, of the flattened input. Differentiable. */
 export function repeatInterleave(input: Tensor, repeats: number | bigint | Tensor, dim?: number | null): Tensor;
@@ -423,6 +440,14 @@ export function repeatInterleave(repeats: Tensor): Tensor;
 export function trilIndices(row: number | bigint, col: number | bigint, offset?: number | bigint): Tensor;
 /** torch.triu_indices: int64 [2, n], the rows and columns of the upper triangle, row by row. */
 export function triuIndices(row: number | bigint, col: number | bigint, offset?: number | bigint): Tensor;
+/** torch.pixel_shuffle (also om.nn.functional.pixelShuffle): [..., C r^2, H, W] -> [..., C, H r, W r]. */
+export function pixelShuffle(input: Tensor, upscaleFactor: number | bigint): Tensor;
+/** torch.pixel_unshuffle: [..., C, H r, W r] -> [..., C r^2, H, W]. */
+export function pixelUnshuffle(input: Tensor, downscaleFactor: number | bigint): Tensor;
+/** torch.slice_scatter(input, src, dim, start, end, step): see {@link Tensor.sliceScatter}. */
+export function sliceScatter(input: Tensor, src: Tensor, dim?: number, start?: number | null, end?: number | null, step?: number): Tensor;
+/** torch.select_scatter(input, src, dim, index): see {@link Tensor.selectScatter}. */
+export function selectScatter(input: Tensor, src: Tensor, dim: number, index: number): Tensor;
 /** torch.addmm: beta * input + alpha * (mat1 @ mat2) for matrices (defaults 1, 1; beta 0 ignores input). */
 export function addmm(input: Tensor, mat1: Tensor, mat2: Tensor, options?: { beta?: number; alpha?: number }): Tensor;
 /** torch.split: {@link Tensor.split} as a function. */
@@ -569,6 +594,7 @@ export class Tensor {
   eq(other: TensorLike): Tensor;
   /** torch.logical_not (`~mask`): this == 0, as bool. */
   logicalNot(): Tensor;
+  logicalNot_(): this;
   /** Sine (float32; integers promoted), and the rest of the functions of {@link sin} and its kin. */
   sin(): Tensor;
   cos(): Tensor;
@@ -581,14 +607,48 @@ export class Tensor {
   asinh(): Tensor;
   acosh(): Tensor;
   atanh(): Tensor;
+  arcsin(): Tensor;
+  arccos(): Tensor;
+  arctan(): Tensor;
+  arcsinh(): Tensor;
+  arccosh(): Tensor;
+  arctanh(): Tensor;
+  /**
+   * In place (x.sin_(), ...): the result written into this tensor, which must hold its dtype
+   * (an int64 tensor's sin_ is DtypeMismatch, as PyTorch's).
+   */
+  sin_(): this;
+  cos_(): this;
+  tan_(): this;
+  asin_(): this;
+  acos_(): this;
+  atan_(): this;
+  sinh_(): this;
+  cosh_(): this;
+  asinh_(): this;
+  acosh_(): this;
+  atanh_(): this;
+  arcsin_(): this;
+  arccos_(): this;
+  arctan_(): this;
+  arcsinh_(): this;
+  arccosh_(): this;
+  arctanh_(): this;
   /** torch.atan2(this, other). */
   atan2(other: TensorLike): Tensor;
+  arctan2(other: TensorLike): Tensor;
+  atan2_(other: TensorLike): this;
+  arctan2_(other: TensorLike): this;
   minimum(other: TensorLike): Tensor;
   maximum(other: TensorLike): Tensor;
   /** C's fmod: the sign of this. */
   fmod(other: TensorLike): Tensor;
+  fmod_(other: TensorLike): this;
   /** Python's %: the sign of other. */
   remainder(other: TensorLike): Tensor;
+  remainder_(other: TensorLike): this;
+  /** torch.where(condition, this, other), PyTorch's method order. */
+  where(condition: Tensor, other: TensorLike): Tensor;
   logicalAnd(other: TensorLike): Tensor;
   logicalOr(other: TensorLike): Tensor;
   logicalXor(other: TensorLike): Tensor;
@@ -597,6 +657,7 @@ export class Tensor {
   bitwiseOr(other: TensorLike): Tensor;
   bitwiseXor(other: TensorLike): Tensor;
   bitwiseNot(): Tensor;
+  bitwiseNot_(): this;
   /** this != other, as bool. */
   ne(other: TensorLike): Tensor;
   /** this < other, as bool. */
@@ -3224,10 +3285,10 @@ export function addcmul(input: Tensor, tensor1: Tensor, tensor2: Tensor, options
 export function addcdiv(input: Tensor, tensor1: Tensor, tensor2: Tensor, options?: { value?: number }): Tensor;
 /** torch.lerp: input + weight * (end - input) (PyTorch's two exact forms; floating inputs). */
 export function lerp(input: Tensor, end: Tensor, weight: number | Tensor): Tensor;
-/** torch.bitwise_left_shift of int64 (wraps; shifts outside 0..63 give 0). */
-export function bitwiseLeftShift(input: Tensor | number | bigint, other: Tensor | number | bigint): Tensor;
-/** torch.bitwise_right_shift of int64, arithmetic (the sign kept; shifts outside 0..63 give 0 or -1). */
-export function bitwiseRightShift(input: Tensor | number | bigint, other: Tensor | number | bigint): Tensor;
+/** torch.bitwise_left_shift of int64 (wraps; shifts outside 0..63 give 0); bool beside an integer counts as 0/1. */
+export function bitwiseLeftShift(input: Tensor | number | bigint | boolean, other: Tensor | number | bigint | boolean): Tensor;
+/** torch.bitwise_right_shift of int64, arithmetic (the sign kept; shifts outside 0..63 give 0 or -1); bool beside an integer counts as 0/1. */
+export function bitwiseRightShift(input: Tensor | number | bigint | boolean, other: Tensor | number | bigint | boolean): Tensor;
 /** torch.trunc: toward zero (int64 as it is). */
 export function trunc(input: Tensor): Tensor;
 /** torch.fix: trunc. */
@@ -3306,11 +3367,11 @@ export interface Tensor {
   lerp(end: Tensor, weight: number | Tensor): Tensor;
   lerp_(end: Tensor, weight: number | Tensor): this;
   /** See {@link bitwiseLeftShift}. */
-  bitwiseLeftShift(other: Tensor | number | bigint): Tensor;
-  bitwiseLeftShift_(other: Tensor | number | bigint): this;
+  bitwiseLeftShift(other: Tensor | number | bigint | boolean): Tensor;
+  bitwiseLeftShift_(other: Tensor | number | bigint | boolean): this;
   /** See {@link bitwiseRightShift}. */
-  bitwiseRightShift(other: Tensor | number | bigint): Tensor;
-  bitwiseRightShift_(other: Tensor | number | bigint): this;
+  bitwiseRightShift(other: Tensor | number | bigint | boolean): Tensor;
+  bitwiseRightShift_(other: Tensor | number | bigint | boolean): this;
   /** See {@link trunc}. */
   trunc(): Tensor;
   trunc_(): this;

@@ -35,6 +35,7 @@ export const {
   relu, sigmoid, tanh, erf, clamp, clip, cumsum, maskedFill, softmax, logSoftmax, reshape, narrow, select, squeeze, t, detach,
   sum, mean, amax, amin, max, min, argmax, argmin, indexSelect, gather, indexAdd, scatterAdd,
   absolute, negative, sgn, multiply, subtract, greater, greaterEqual, less, lessEqual, notEqual, movedim, moveaxis,
+  arcsin, arccos, arctan, arcsinh, arccosh, arctanh, arctan2, pixelShuffle, pixelUnshuffle, sliceScatter, selectScatter,
   addcmul, addcdiv, lerp, bitwiseLeftShift, bitwiseRightShift, trunc, fix, xlogy, nanToNum, countNonzero, aminmax, logcumsumexp,
   fliplr, flipud, rot90, narrowCopy, tensorSplit, hsplit, vsplit, dsplit,
   linspace, eye, baddbmm, mm, mv, concat, concatenate, hstack, vstack, exp2, log2, log10, reciprocal, frac, clampMin, clampMax,

@@ -9,7 +9,7 @@ import {
   readU32, readF64, scopes, collector, collectorPressure, heapAlloc, callOp, applied, scratch,
 } from './runtime.js';
 import {
-  describe, toI32, scalarValue, flattenData, toTypedArray, explicitShape, shapeArg, toI64,
+  describe, toI32, scalarValue, flattenData, toTypedArray, explicitShape, shapeArg, toI64, toBool,
 } from './convert.js';
 
 const TOKEN = Symbol('onemodel.Tensor');
@@ -501,7 +501,7 @@ export class Tensor {
 /** om.tensor(data, { dtype, shape }). */
 export function tensor(data, options = {}) {
   requireReady('tensor');
-  if (!isOptions(options)) throw invalid(`tensor: options must be an object, got ${describe(options)}`);
+  creationOptions(options, 'tensor', ['dtype', 'shape', 'requiresGrad']);
   if (data instanceof Tensor) throw invalid('tensor: data is already a Tensor; use clone() or to()');
   const { shape: inferred, leaves, kind } = flattenData(data, 'tensor');
   const dtype = options.dtype === undefined ? kind : options.dtype;
@@ -520,28 +520,46 @@ export function tensor(data, options = {}) {
   try {
     new Uint8Array(M.HEAPU8.buffer, p, bytes).set(new Uint8Array(typed.buffer, typed.byteOffset, bytes));
     const [ps] = marshal(['i64', shape.map(BigInt)]);
-    return wrapChecked(omw.from_data(p, ps, shape.length, code), 'tensor');
+    return created(wrapChecked(omw.from_data(p, ps, shape.length, code), 'tensor'), options, 'tensor');
   } finally {
     M._free(p);
   }
 }
 
-function creationOptions(options, who) {
+/**
+ * A creation function's options, checked: an object whose keys are among `names` (a misspelt
+ * { dtpye } would otherwise give float32 silently; PyTorch raises on an unknown keyword).
+ */
+function creationOptions(options, who, names) {
   if (options === undefined) return {};
   if (!isOptions(options)) throw invalid(`${who}: options must be an object, got ${describe(options)}`);
+  const unknown = Object.keys(options).find((k) => !names.includes(k));
+  if (unknown !== undefined) throw invalid(`${who}: unknown option '${unknown}' (${names.join(', ')})`);
   return options;
+}
+
+/** t with requiresGrad set as the options ask (torch.tensor(..., requires_grad=True)); t is disposed if that fails. */
+function created(t, opts, who) {
+  if (opts.requiresGrad === undefined) return t;
+  try {
+    if (toBool(opts.requiresGrad, who, 'requiresGrad')) t.requiresGrad = true;
+  } catch (e) {
+    t.dispose();
+    throw e;
+  }
+  return t;
 }
 
 function fullOf(who, shape, value, options) {
   requireReady(who);
-  const opts = creationOptions(options, who);
+  const opts = creationOptions(options, who, ['dtype', 'requiresGrad']);
   const s = shapeArg(shape, who);
   const v = scalarValue(value);
   if (v === undefined) throw invalid(`${who}: value must be a number, bigint or boolean, got ${describe(value)}`);
   const inferred = typeof value === 'boolean' ? 'bool' : typeof value === 'bigint' ? 'int64' : 'float32';
   const code = dtypeCode(opts.dtype ?? inferred, who);
   const [ps] = marshal(['i64', s]);
-  return wrapChecked(omw.full(ps, s.length, code, v), who);
+  return created(wrapChecked(omw.full(ps, s.length, code, v), who), opts, who);
 }
 
 export function zeros(shape, options) { return fullOf('zeros', shape, 0, options); }
@@ -558,7 +576,7 @@ export function empty(shape, options) { return fullOf('empty', shape, 0, options
  */
 export function arange(...args) {
   requireReady('arange');
-  const opts = args.length && isOptions(args[args.length - 1]) ? args.pop() : {};
+  const opts = args.length && isOptions(args[args.length - 1]) ? creationOptions(args.pop(), 'arange', ['dtype', 'requiresGrad']) : {};
   if (args.length < 1 || args.length > 3) throw invalid(`arange: expected 1 to 3 numbers, got ${args.length}`);
   for (const [i, a] of args.entries()) {
     if (typeof a !== 'number' && typeof a !== 'bigint') throw invalid(`arange: argument ${i} must be a number, got ${describe(a)}`);
@@ -567,7 +585,7 @@ export function arange(...args) {
   const nums = args.map(Number);
   const [start, end, step] = nums.length === 1 ? [0, nums[0], 1] : [nums[0], nums[1], nums[2] ?? 1];
   const code = dtypeCode(opts.dtype ?? (integral ? 'int64' : 'float32'), 'arange');
-  return wrapChecked(omw.arange(start, end, step, code), 'arange');
+  return created(wrapChecked(omw.arange(start, end, step, code), 'arange'), opts, 'arange');
 }
 
 function seedHalves(seed, who) {
@@ -581,7 +599,7 @@ function seedHalves(seed, who) {
 
 function random(who, normal, shape, options) {
   requireReady(who);
-  const opts = creationOptions(options, who);
+  const opts = creationOptions(options, who, ['dtype', 'seed', 'requiresGrad']);
   const s = shapeArg(shape, who);
   if (opts.dtype !== undefined && opts.dtype !== 'float32') {
     throw invalid(`${who}: dtype must be 'float32', got ${describe(opts.dtype)}`);
@@ -589,7 +607,7 @@ function random(who, normal, shape, options) {
   const hasSeed = opts.seed !== undefined && opts.seed !== null;
   const [lo, hi] = hasSeed ? seedHalves(opts.seed, who) : [0, 0];
   const [ps] = marshal(['i64', s]);
-  return wrapChecked(omw.random(ps, s.length, lo, hi, hasSeed ? 1 : 0, normal ? 1 : 0), who);
+  return created(wrapChecked(omw.random(ps, s.length, lo, hi, hasSeed ? 1 : 0, normal ? 1 : 0), who), opts, who);
 }
 
 export function rand(shape, options) { return random('rand', false, shape, options); }
@@ -602,7 +620,7 @@ export function randn(shape, options) { return random('randn', true, shape, opti
 function likeOf(who, input, options) {
   requireReady(who);
   handleOf(input, who, 'input');
-  const opts = creationOptions(options, who);
+  const opts = creationOptions(options, who, ['dtype', 'seed', 'requiresGrad']); // seed: randLike's
   return [input.shape, { ...opts, dtype: opts.dtype ?? input.dtype }];
 }
 

@@ -458,6 +458,9 @@ c28('where', [_cond, torch.tensor([True, False, True])], b=3)
 c28('where', [_cond, torch.tensor([0.5, 1.0, 2.0])], b=True)
 c28('where', [_cond, torch.tensor([4, 5, 6])], b=True)
 c28('where', [torch.tensor(True), torch.tensor(2.0)], b=1)
+c28('where_method', [torch.tensor([1.0, 2.0, 3.0]), torch.tensor([True, False, True]), torch.tensor([9.0, -0.0, 7.0])])  # x.where(c, y)
+c28('where_method', [torch.tensor([[1], [2]]), torch.tensor([True, False, True]), torch.tensor([0.5, -1.5, 2.5])])
+c28('where_method', [torch.tensor([1.0, 2.0]), torch.tensor([1, 0]), torch.tensor([0.0, 0.0])])
 c28('minimum', [torch.tensor([-0.0, 0.0, float('nan'), 1.0, 2.0]), torch.tensor([0.0, -0.0, 1.0, float('nan'), 3.0])])
 c28('maximum', [torch.tensor([-0.0, 0.0, float('nan'), 1.0, 2.0]), torch.tensor([0.0, -0.0, 1.0, float('nan'), 3.0])])
 c28('maximum', [torch.tensor([[1], [-4]]), torch.tensor([0.5, -9.0])])  # int64 with float32
@@ -483,6 +486,26 @@ c28('bitwise_left_shift', [_sa, _sb])
 c28('bitwise_right_shift', [_sa, _sb])
 c28('bitwise_left_shift', [_sa], other=2)
 c28('bitwise_right_shift', [_sa], other=1)
+# shifts promote first: bool beside an integer is 0/1 in int64 (a scalar in either place); bool with bool has no kernel
+c28('bitwise_left_shift', [torch.tensor([True, False, True])], other=2)
+c28('bitwise_right_shift', [torch.tensor([4, -8, 9])], other=True)
+c28('bitwise_left_shift', [torch.tensor([3, -1]), torch.tensor([True, False])])
+c28('scalar_first', [torch.tensor([1, 3, 0])], fn='bitwise_left_shift', other=True)
+c28('scalar_first', [torch.tensor([True, False])], fn='bitwise_right_shift', other=-8)
+c28('bitwise_left_shift', [torch.tensor([True]), torch.tensor([True])])
+c28('bitwise_right_shift', [torch.tensor([True])], other=True)
+c28('bitwise_left_shift', [torch.tensor([1.0])], other=1)
+# the in-place forms (x.sin_(), ...) and NumPy's names (torch.arcsin, ...): an int64 tensor cannot hold sin's float
+for fn, other in [('sin', None), ('atanh', None), ('atan2', -0.0), ('fmod', -1.5), ('remainder', -1.5), ('logical_not', None),
+                  ('arcsin', None), ('arctan2', 2.0)]:
+    c28('inplace', [torch.tensor([0.5, -0.0, -0.75])], fn=fn, other=other)
+c28('inplace', [torch.tensor([3, -2])], fn='sin', other=None)
+c28('inplace', [torch.tensor([3, -2])], fn='fmod', other=-2)
+c28('inplace', [torch.tensor([3, -2])], fn='bitwise_not', other=None)
+c28('inplace', [torch.tensor([3, 0])], fn='logical_not', other=None)
+for fn in ['arcsin', 'arccos', 'arctan', 'arcsinh', 'arccosh', 'arctanh']:
+    c28(fn, [F32_EDGE])
+c28('arctan2', [torch.tensor([1.0, -0.0, 0.0]), torch.tensor([-0.0, -1.0, 0.0])])
 # topk and sort with ties, largest=False, stable, 0-d, empty, int64, bool
 _ties = torch.tensor([[3.0, 1.0, 3.0, 2.0, 1.0, 3.0], [0.0, -0.0, 0.0, float('nan'), -1.0, float('nan')]])
 c28('sort', [_ties], dim=-1, descending=False, stable=True)
@@ -510,6 +533,9 @@ c28('bucketize', [torch.tensor([0, 1, 3, 5, 6]), torch.tensor([1, 3, 5])], right
 c28('bucketize', [torch.tensor(3.0), _bd], right=True)
 c28('bucketize', [torch.tensor([2, 3]), _bd], right=False)  # int64 input, float boundaries
 c28('bucketize', [torch.tensor([float('nan'), float('-inf')]), _bd], right=True)
+c28('bucketize_scalar', [_bd], value=3, right=True)  # torch.bucketize(3, boundaries): 0-d
+c28('bucketize_scalar', [_bd], value=2.5, right=False)
+c28('bucketize', [torch.tensor([True, False]), torch.tensor([0, 1])], right=False)
 # repeat_interleave
 _rx = torch.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
 c28('repeat_interleave', [_rx, torch.tensor([1, 0, 2])], dim=-1)
@@ -655,6 +681,21 @@ def call28(op, xs, a):
         return scalar_as_tensor(getattr(torch, op))(xs[0], xs[1] if len(xs) > 1 else a['other'])
     if op == 'rpow':
         return torch.pow(a['other'], xs[0])
+    if op == 'scalar_first':
+        return getattr(torch, a['fn'])(a['other'], xs[0])
+    if op == 'inplace':
+        y, other = xs[0].clone(), a['other']
+        if a['fn'] in ('atan2', 'arctan2'):  # no Python scalar there: a 0-d tensor, the same promotion
+            other = torch.tensor(other)
+        return getattr(y, a['fn'] + '_')(*([] if other is None else [other]))
+    if op in ('arcsin', 'arccos', 'arctan', 'arcsinh', 'arccosh', 'arctanh'):
+        return getattr(torch, op)(xs[0])
+    if op == 'arctan2':
+        return torch.arctan2(xs[0], xs[1])
+    if op == 'where_method':
+        return xs[0].where(xs[1], xs[2])
+    if op == 'bucketize_scalar':
+        return torch.bucketize(a['value'], xs[0], right=a['right'])
     if op == 'where_scalars':
         return torch.where(xs[0], a['a'], a['b'])
     if op == 'where':

@@ -158,6 +158,14 @@ def result_fill(L):  # fill_ and copy_ of a constant into op results nothing els
     return [y, y * L['a'].unsqueeze(1), w * L['v'][:3]]
 
 
+def inplace_reads_saved(L):  # mul_, sin_, fmod_ on an intermediate: each backward uses the values
+    y = L['x'] * 1.5            # before its write (PyTorch saves the original self)
+    y.mul_(L['v'])
+    y.sin_()
+    y[1:].fmod_(0.75)
+    return [y]
+
+
 def as_strided_of_view(L):  # no storage_offset: the view's own; the positions count x's storage
     xs = L['x'][1:]
     return [xs.as_strided((2, 2), (4, 1)), xs.t().as_strided((3,), (5,), 1)]
@@ -181,7 +189,8 @@ def write_then_as_strided(L):  # a write through an as_strided view of a clone
 CASES = [as_strided_windows, as_strided_of_view, as_strided_of_expanded, as_strided_scatter_into_clone, write_then_as_strided,
          zeros_slice_copy, zeros_rows_copy, clone_slice_zero, clone_slice_mul, clone_select_add, clone_index_put,
          clone_index_put_accumulate, clone_view_masked_fill, read_before_write, other_view_after_write, view_of_view,
-         write_twice, write_twice_add, leaf_view_write, leaf_write, saved_input_changed, saved_output_changed, result_fill]
+         write_twice, write_twice_add, leaf_view_write, leaf_write, saved_input_changed, saved_output_changed, result_fill,
+         inplace_reads_saved]
 
 
 def main():

@@ -87,19 +87,26 @@ const powers = () => (powersOfTwo ??= Array.from({ length: 64 }, (_, k) => BigIn
 
 /**
  * An int64 shift: a tensor or number (integer; bigint) `input` by `other` bits, both promoted to
- * int64 (bool and float32 operands are DtypeMismatch, as PyTorch's shifts of floats are refused).
+ * int64 as PyTorch promotes them first: a bool tensor (or true/false) beside an int64 tensor or an
+ * integer is 0/1 in int64; where the result type is bool (both bool) or float32 the shift is
+ * DtypeMismatch, as PyTorch's kernels have none for those types.
  * The shift is a multiply by (left) or a floor division by (right) 2^other, taken from a table
  * of 64 powers with other clamped into it, so every step is exact int64 arithmetic: a left shift
  * wraps as C's unsigned one, a right shift keeps the sign (arithmetic); other < 0 or >= 64 gives
  * 0 (left) or the sign's fill, 0 or -1 (right), as PyTorch's kernels.
  */
 const shift = (who, left) => (input, other) => {
+  if (isTensor(input)) handle(input, who, 'input');
+  if (isTensor(other)) handle(other, who, 'other');
+  const integer = (x) => (isTensor(x) ? x.dtype === 'int64' : typeof x === 'bigint' || (typeof x === 'number' && Number.isInteger(x)));
+  const intResult = integer(input) || integer(other); // else bool or float: no kernel
   const asTensor = (x, name) => {
     if (isTensor(x)) {
-      handle(x, who, name);
-      if (x.dtype !== 'int64') throw dtypeError(`${who}: ${name} must be int64, not ${x.dtype} (PyTorch shifts integers only)`);
+      if (x.dtype === 'bool' && intResult) return x.to('int64');
+      if (x.dtype !== 'int64') throw dtypeError(`${who}: ${name} must be int64, not ${x.dtype} (PyTorch shifts integers only, bool beside an integer as 0/1)`);
       return x;
     }
+    if (typeof x === 'boolean' && intResult) return tensor(x ? 1n : 0n, { dtype: 'int64' });
     if (typeof x === 'bigint' || (typeof x === 'number' && Number.isInteger(x))) return tensor(toI64(x, who, name), { dtype: 'int64' });
     throw invalid(`${who}: ${name} must be an int64 Tensor or an integer, got ${describe(x)}`);
   };

@@ -102,7 +102,7 @@ function reducedCount(shape, dims, who) {
 
 /**
  * var/std as PyTorch's torch.var(input, dim, unbiased = true, keepdim = false) or
- * torch.var(input, dim, { correction = 1, keepdim = false }): the sum of squared deviations from
+ * torch.var(input, dim, { correction = 1 (or unbiased), keepdim = false }): the sum of squared deviations from
  * the mean over dim, divided by N - correction (N the elements reduced together; 0 or less gives
  * inf or NaN, as PyTorch). float32 only.
  */
@@ -111,9 +111,11 @@ const spread = (who, root) => (input, dim, unbiased, keepdim) => {
   let correction = 1, keep = keepdim;
   if (isOptions(unbiased)) {
     if (keepdim !== undefined) throw invalid(`${who}: keepdim goes in the options object ({ correction, keepdim }), not after it`);
-    const extra = Object.keys(unbiased).filter((k) => k !== 'correction' && k !== 'keepdim');
-    if (extra.length) throw invalid(`${who}: unknown option '${extra[0]}' (correction, keepdim)`);
-    correction = unbiased.correction ?? 1;
+    const extra = Object.keys(unbiased).filter((k) => k !== 'correction' && k !== 'keepdim' && k !== 'unbiased');
+    if (extra.length) throw invalid(`${who}: unknown option '${extra[0]}' (correction, unbiased, keepdim)`);
+    // PyTorch's keyword unbiased (x.var(-1, keepdim=True, unbiased=False) in ports) is correction 1 or 0
+    if (unbiased.unbiased !== undefined && unbiased.correction !== undefined) throw invalid(`${who}: give correction or unbiased, not both`);
+    correction = unbiased.unbiased !== undefined ? (toBool(unbiased.unbiased, who, 'unbiased') ? 1 : 0) : unbiased.correction ?? 1;
     keep = unbiased.keepdim;
     if (typeof correction !== 'number' || !Number.isFinite(correction)) throw invalid(`${who}: correction must be a finite number, got ${describe(correction)}`);
   } else if (unbiased !== undefined) {

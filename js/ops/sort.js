@@ -10,7 +10,7 @@
 import { OmError, invalid } from '../errors.js';
 import { omw, requireReady, marshal, readU32, checkHandle } from '../runtime.js';
 import { describe, toI64, toI32, toBool } from '../convert.js';
-import { Tensor, handle, wrap, applyAll, valuesIndices, optionsArg, tidy, arange } from '../tensor.js';
+import { Tensor, handle, wrap, applyAll, valuesIndices, optionsArg, tidy, arange, tensor } from '../tensor.js';
 
 /** Options given positionally (PyTorch's order) or as one trailing object of those names. */
 function named(args, names, who) {
@@ -56,30 +56,53 @@ export function argsort(input, ...rest) {
 }
 
 /**
- * torch.searchsorted(sortedSequence, values, { right, side }): for each value, the int64 index in
- * the sorted sequence (1-D, or the values' leading dims and one more) where it would go; right
- * (or side 'right') puts it after its equals.
+ * PyTorch's out_int32 (outInt32): false or absent keeps int64; true asks for int32, a dtype the
+ * library does not have, so it is refused rather than answered in another dtype.
+ */
+function int64Only(o, who) {
+  if (toBool(o.outInt32, who, 'outInt32')) {
+    throw new OmError('DtypeMismatch', `${who}: outInt32 asks for int32 indices, which the library has no dtype for; leave it false for int64 (the same values)`);
+  }
+}
+
+/**
+ * torch.searchsorted(sortedSequence, values, { right, side, outInt32 }): for each value, the int64
+ * index in the sorted sequence (1-D, or the values' leading dims and one more) where it would go;
+ * right (or side 'right') puts it after its equals.
  */
 export function searchsorted(sortedSequence, values, options) {
   const who = 'searchsorted';
   requireReady(who);
-  const o = optionsArg(options, who, ['right', 'side']);
+  const o = optionsArg(options, who, ['right', 'side', 'outInt32']);
   if (o.side !== undefined && o.side !== null && o.side !== 'left' && o.side !== 'right') {
     throw invalid(`${who}: side must be 'left' or 'right', got ${describe(o.side)}`);
   }
   if (o.side === 'left' && o.right === true) throw invalid(`${who}: side 'left' and right true are opposites`);
   const right = o.side === 'right' || toBool(o.right, who, 'right');
+  int64Only(o, who);
   const hs = handle(sortedSequence, who, 'sortedSequence'), hv = handle(values, who, 'values');
   return wrap(checkHandle(omw.searchsorted(hs, hv, right ? 1 : 0, 0), who));
 }
 
-/** torch.bucketize(input, boundaries, { right }): searchsorted(boundaries, input) with 1-D boundaries. */
+/**
+ * torch.bucketize(input, boundaries, { right, outInt32 }): searchsorted(boundaries, input) with
+ * 1-D boundaries. input may be a number (bigint) for a 0-d result, as PyTorch's Python scalar,
+ * and a bool tensor counts as 0/1 (PyTorch compares its values).
+ */
 export function bucketize(input, boundaries, options) {
   const who = 'bucketize';
   requireReady(who);
-  const o = optionsArg(options, who, ['right']);
-  const hi = handle(input, who, 'input'), hb = handle(boundaries, who, 'boundaries');
-  return wrap(checkHandle(omw.searchsorted(hb, hi, toBool(o.right, who, 'right') ? 1 : 0, 1), who));
+  const o = optionsArg(options, who, ['right', 'outInt32']);
+  int64Only(o, who);
+  const hb = handle(boundaries, who, 'boundaries');
+  return tidy(() => {
+    // an integer as int64 (float32 would round one above 2^24), any other number as float32
+    let x = typeof input === 'number' || typeof input === 'bigint'
+      ? tensor(typeof input === 'bigint' || Number.isSafeInteger(input) ? BigInt(input) : input) : input;
+    const hi = handle(x, who, 'input');
+    if (x.dtype === 'bool') x = x.to('int64');
+    return wrap(checkHandle(omw.searchsorted(hb, x === input ? hi : handle(x, who, 'input'), toBool(o.right, who, 'right') ? 1 : 0, 1), who));
+  });
 }
 
 /** F.one_hot(tensor, numClasses = -1): int64 classes -> int64 [..., numClasses] (-1: the largest + 1). */

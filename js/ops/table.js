@@ -21,7 +21,7 @@ import { OmError, invalid } from '../errors.js';
 import {
   Tensor, self, handle, unaryOp, floatOp, applyOp, elementwise, meshgrid, cat, stack, optionsArg,
 } from '../tensor.js';
-import { requireReady } from '../runtime.js';
+import { requireReady, omw } from '../runtime.js';
 import * as shape from './shape.js';
 import * as reduce from './reduce.js';
 import * as linalg from './linalg.js';
@@ -114,11 +114,11 @@ export const OPS = [
   ['le', binary('le'), MF],
   ['gt', binary('gt'), MF],
   ['ge', binary('ge'), MF],
-  ['atan2', binary('atan2'), MF], // the angle of the point (other, input) in [-pi, pi]
+  ['atan2', binary('atan2'), MF, 'atan2_'], // the angle of the point (other, input) in [-pi, pi]
   ['minimum', binary('minimum'), MF], // NaN where either is NaN
   ['maximum', binary('maximum'), MF],
-  ['fmod', binary('fmod'), MF], // the sign of input (C's fmod); integer x mod 0 is 0
-  ['remainder', binary('remainder'), MF], // the sign of other (Python's %)
+  ['fmod', binary('fmod'), MF, 'fmod_'], // the sign of input (C's fmod); integer x mod 0 is 0
+  ['remainder', binary('remainder'), MF, 'remainder_'], // the sign of other (Python's %)
   ['logicalAnd', binary('logical_and'), MF, 'logicalAnd_'], // truth values (nonzero is true) combined, as bool
   ['logicalOr', binary('logical_or'), MF, 'logicalOr_'],
   ['logicalXor', binary('logical_xor'), MF, 'logicalXor_'],
@@ -136,19 +136,19 @@ export const OPS = [
   ['log', float('log'), MF],
   ['sqrt', float('sqrt'), MF],
   ['rsqrt', float('rsqrt'), MF],
-  ['sin', unary('sin'), MF],
-  ['cos', unary('cos'), MF],
-  ['tan', unary('tan'), MF],
-  ['asin', unary('asin'), MF],
-  ['acos', unary('acos'), MF],
-  ['atan', unary('atan'), MF],
-  ['sinh', unary('sinh'), MF],
-  ['cosh', unary('cosh'), MF],
-  ['asinh', unary('asinh'), MF],
-  ['acosh', unary('acosh'), MF],
-  ['atanh', unary('atanh'), MF],
-  ['logicalNot', unary('logical_not'), MF], // input == 0 as bool (`~mask`)
-  ['bitwiseNot', unary('bitwise_not'), MF],
+  ['sin', unary('sin'), MF, 'sin_'],
+  ['cos', unary('cos'), MF, 'cos_'],
+  ['tan', unary('tan'), MF, 'tan_'],
+  ['asin', unary('asin'), MF, 'asin_'],
+  ['acos', unary('acos'), MF, 'acos_'],
+  ['atan', unary('atan'), MF, 'atan_'],
+  ['sinh', unary('sinh'), MF, 'sinh_'],
+  ['cosh', unary('cosh'), MF, 'cosh_'],
+  ['asinh', unary('asinh'), MF, 'asinh_'],
+  ['acosh', unary('acosh'), MF, 'acosh_'],
+  ['atanh', unary('atanh'), MF, 'atanh_'],
+  ['logicalNot', unary('logical_not'), MF, 'logicalNot_'], // input == 0 as bool (`~mask`)
+  ['bitwiseNot', unary('bitwise_not'), MF, 'bitwiseNot_'],
   ['clone', unary('clone'), MF],
   // activations and the misc ops (js/ops/act.js; om.nn.functional has the functions)
   ['relu', impl(act.relu), MF],
@@ -192,8 +192,8 @@ export const OPS = [
   ['narrow', impl(shape.narrow), MF],
   ['select', attrs('select', 'input, dim: int, index: int'), MF],
   ['unfold', attrs('unfold_dim', 'input, dimension: int, size: int, step: int'), M],
-  ['sliceScatter', impl(shape.sliceScatter), M],
-  ['selectScatter', impl(shape.selectScatter), M],
+  ['sliceScatter', impl(shape.sliceScatter), MF],
+  ['selectScatter', impl(shape.selectScatter), MF],
   ['asStrided', impl(shape.asStrided), MF],
   ['asStridedScatter', impl(shape.asStridedScatter), MF],
   ['squeeze', impl(shape.squeeze), MF],
@@ -212,6 +212,8 @@ export const OPS = [
   ['stack', impl(stack), F],
   ['meshgrid', impl(meshgrid), F],
   ['where', impl(indexing.whereOrNonzero), F], // where(condition) alone: nonzero(condition, { asTuple: true })
+  // Tensor.where(condition, other): torch.where(condition, this, other), PyTorch's method order
+  ['where', impl((input, condition, other) => indexing.whereOrNonzero(condition, input, other)), M],
   // reductions (js/ops/reduce.js)
   ['sum', impl(reduce.sum), MF],
   ['mean', impl(reduce.mean), MF],
@@ -246,6 +248,8 @@ export const OPS = [
   ['repeatInterleave', impl(sorting.repeatInterleave), MF],
   ['trilIndices', impl(sorting.trilIndices), F],
   ['triuIndices', impl(sorting.triuIndices), F],
+  ['pixelShuffle', impl(sorting.pixelShuffle), F], // torch.pixel_shuffle, also om.nn.functional's
+  ['pixelUnshuffle', impl(sorting.pixelUnshuffle), F],
   // products (js/ops/linalg.js)
   ['matmul', impl(linalg.matmul), MF],
   ['addmm', impl(linalg.addmm), F],
@@ -277,6 +281,13 @@ export const OPS = [
   ['less', binary('lt'), MF],
   ['lessEqual', binary('le'), MF],
   ['notEqual', binary('ne'), MF],
+  ['arcsin', unary('asin'), MF, 'arcsin_'], // NumPy's names, which PyTorch also takes
+  ['arccos', unary('acos'), MF, 'arccos_'],
+  ['arctan', unary('atan'), MF, 'arctan_'],
+  ['arcsinh', unary('asinh'), MF, 'arcsinh_'],
+  ['arccosh', unary('acosh'), MF, 'arccosh_'],
+  ['arctanh', unary('atanh'), MF, 'arctanh_'],
+  ['arctan2', binary('atan2'), MF, 'arctan2_'],
   ['moveaxis', impl(arith.movedim), MF],
   // compositions PyTorch ports reach for (js/ops/arith.js)
   ['addcmul', impl(arith.addcmul), MF, 'addcmul_'],
@@ -377,7 +388,16 @@ for (const [name, how, on, inplace] of OPS) {
         if (promoted > CATEGORY[this.dtype]) {
           throw castError(inplace, Object.keys(CATEGORY)[promoted], this.dtype);
         }
-        const v = this[name](...args);
+        // an intermediate autograd needs: the op reads a copy, so its backward keeps the values it
+        // saw, as PyTorch saves the original self (y.sin_() then backward; a leaf that requires
+        // grad is refused by copy_). A trace records no backward: it writes in place as it is.
+        const src = this.requiresGrad && !this.isLeaf && !omw.trace_active() ? this.clone() : this;
+        let v;
+        try {
+          v = src[name](...args);
+        } finally {
+          if (src !== this) src.dispose();
+        }
         try {
           if (CATEGORY[v.dtype] > CATEGORY[this.dtype]) throw castError(inplace, v.dtype, this.dtype); // div_'s float
           const [out, full] = [this.shape, v.shape];

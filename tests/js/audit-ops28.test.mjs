@@ -34,6 +34,15 @@ const CALLS = {
     'logical_xor', 'bitwise_and', 'bitwise_or', 'bitwise_xor', 'bitwise_left_shift', 'bitwise_right_shift']
     .map((op) => [op, ([x, y], a) => om[camel(op)](x, y ?? a.other)])),
   rpow: ([x], a) => om.pow(a.other, x),
+  scalar_first: ([x], a) => om[camel(a.fn)](a.other, x),
+  inplace: ([x], a) => {
+    const y = x.clone();
+    return a.other === null ? y[`${camel(a.fn)}_`]() : y[`${camel(a.fn)}_`](fixtureNumber(a.other));
+  },
+  ...Object.fromEntries(['arcsin', 'arccos', 'arctan', 'arcsinh', 'arccosh', 'arctanh'].map((op) => [op, ([x]) => om[op](x)])),
+  arctan2: ([y, x]) => y.arctan2(x),
+  where_method: ([x, c, y]) => x.where(c, y),
+  bucketize_scalar: ([b], a) => om.bucketize(a.value, b, { right: a.right }),
   where_scalars: ([c], a) => om.where(c, a.a, a.b),
   where: ([c, x], a) => om.where(c, x, a.b),
   sort: ([x], a) => vi(x.sort({ dim: a.dim, descending: a.descending, stable: a.stable })),
@@ -48,13 +57,13 @@ const CALLS = {
   F_unfold: ([x], a) => F.unfold(x, a.kernel_size, { dilation: a.dilation, padding: a.padding, stride: a.stride }),
   F_fold: ([x], a) => F.fold(x, a.output_size, a.kernel_size, { dilation: a.dilation, padding: a.padding, stride: a.stride }),
   Tensor_unfold: ([x], a) => x.unfold(a.dimension, a.size, a.step),
-  pixel_shuffle: ([x], a) => F.pixelShuffle(x, a.upscale_factor),
+  pixel_shuffle: ([x], a) => om.pixelShuffle(x, a.upscale_factor), // torch.pixel_shuffle (F's: tests/js/sort.test.mjs)
   pixel_unshuffle: ([x], a) => F.pixelUnshuffle(x, a.downscale_factor),
   meshgrid: (xs, a) => om.meshgrid(xs, { indexing: a.indexing }),
   masked_scatter: ([x, m, s]) => x.maskedScatter(m, s),
   index_put: (xs, a) => xs[0].clone().indexPut_(xs.slice(1, -1), xs.at(-1), a.accumulate),
   slice: ([x], a) => x.slice(a.dim, a.start, a.end, a.step),
-  slice_scatter: ([x, s], a) => x.sliceScatter(s, a.dim, a.start, a.end, a.step),
+  slice_scatter: ([x, s], a) => om.sliceScatter(x, s, a.dim, a.start, a.end, a.step), // the method: tests/js/inplace.test.mjs
   slice_assign: ([x, v], a) => {
     const y = x.clone();
     y.slice(a.dim, a.start, a.end, a.step).copy_(v);
@@ -77,7 +86,8 @@ const CALLS = {
 
 // PyTorch computes these with its own approximations (or vectorised libm): the library's are
 // within an ulp of the exact value (src/core/math.c), so the two agree within 2 ulps.
-const APPROX = new Set(['sin', 'cos', 'tan', 'asin', 'acos', 'atan', 'sinh', 'cosh', 'asinh', 'acosh', 'atanh', 'atan2', 'cdist', 'pow', 'rpow']);
+const APPROX = new Set(['sin', 'cos', 'tan', 'asin', 'acos', 'atan', 'sinh', 'cosh', 'asinh', 'acosh', 'atanh', 'atan2', 'cdist', 'pow', 'rpow',
+  'arcsin', 'arccos', 'arctan', 'arcsinh', 'arccosh', 'arctanh', 'arctan2', 'inplace']);
 
 const f32 = new Float32Array(1);
 const i32 = new Int32Array(f32.buffer);
@@ -166,6 +176,14 @@ describe('what PyTorch 1.13 leaves undefined or refuses, as the library document
     assert.equal(w.dtype, 'int64');
     assert.deepEqual([...w.toArray()], [1n, 0n]);
   }));
+  test('bucketize and searchsorted refuse outInt32: true (no int32 dtype) and take false as int64', () => om.tidy(() => {
+    const c = fx.cases.find((k) => k.op === 'bucketize' && k.args.right === true && k.inputs[0].shape.join() === '2,3');
+    const [x, b] = c.inputs.map(input);
+    expectOutput(om.bucketize(x, b, { right: true, outInt32: false }), c.outputs[0], 'bucketize outInt32: false');
+    for (const call of [() => om.bucketize(x, b, { outInt32: true }), () => om.searchsorted(b, x, { outInt32: true })]) {
+      assert.throws(call, (e) => e instanceof om.OmError && e.kind === 'DtypeMismatch' && /^(bucketize|searchsorted): outInt32 asks for int32/.test(e.message));
+    }
+  }));
   test('topk takes equal values in index order, largest or smallest first', () => om.tidy(() => {
     const [v, i] = om.tensor([3, 1, 3, 2, 1, 3]).topk(4, { largest: false });
     assert.deepEqual([...v.toArray()], [1, 1, 2, 3]);
@@ -185,6 +203,15 @@ describe('traced: onnxruntime-web and the Session agree with eager at other size
         any: b.amax(0), all: b.amin(-1, true), bmax: b.max(), bmin: b.min(1, true).values,
       };
     };
+    trace(f, { b: [m, [null, 'n']], t: [x, [null, 'n']] });
+  }));
+  test('shifts of bool beside integers, bucketize of bool, Tensor.where, the in-place sin_ and fmod_, arctan2', () => withTraced((keep, trace) => {
+    const m = om.tensor([[true, false, true, false, false], [false, true, true, false, true]]);
+    const x = om.tensor([[3, 1, -3, 2, 1], [0, -0, 0.5, -2.5, -1]]);
+    const f = (b, t) => ({
+      shl: b.bitwiseLeftShift(3), shr: om.bitwiseRightShift(-8n, b), buckets: om.bucketize(b, om.tensor([0n, 1n]), { right: true }),
+      kept: t.where(b, -1), sin: t.clone().sin_(), mod: t.clone().fmod_(-2), angle: t.arctan2(b.float()),
+    });
     trace(f, { b: [m, [null, 'n']], t: [x, [null, 'n']] });
   }));
 });

@@ -110,6 +110,13 @@ const PROGRAMS = {
     y.select(0, 1).zero_();
     return [w];
   },
+  inplace_reads_saved: (L) => {
+    const y = L.x.mul(1.5);
+    y.mul_(L.v);
+    y.sin_();
+    y.slice(0, 1).fmod_(0.75);
+    return [y];
+  },
   saved_output_changed: (L) => {
     const y = L.a.exp();
     y.slice(0, 0, 2).mul_(2);

@@ -57,6 +57,12 @@ describe('shape and dtype from another tensor, new tensors of its dtype', () => 
 describe('var, std, all, any, logsumexp', () => {
   const x = () => om.tensor([[1, 2, 3, 4], [2, 2, 2, 10]]);
 
+  test("PyTorch's keyword unbiased in the options is correction 1 or 0 (x.var(-1, keepdim=True, unbiased=False) in ports)", () => om.tidy(() => {
+    for (const [u, c] of [[false, 0], [true, 1]]) {
+      assert.deepEqual([...x().var(-1, { unbiased: u, keepdim: true }).toArray()], [...x().var(-1, { correction: c, keepdim: true }).toArray()]);
+      assert.deepEqual([...x().std(0, { unbiased: u }).toArray()], [...x().std(0, u).toArray()]);
+    }
+  }));
   test('var and std: unbiased by default, correction and keepdim as options, over all dims', () => om.tidy(() => {
     near(vals(x().var(1)), [5 / 3, 16], 1e-6);
     near(vals(om.var(x(), 1, false)), [1.25, 12], 1e-6);
@@ -95,7 +101,9 @@ describe('var, std, all, any, logsumexp', () => {
   }));
 
   test('errors', () => {
-    throwsKind(() => x().var(1, { ddof: 1 }), 'InvalidArgument', /^var: unknown option 'ddof' \(correction, keepdim\)/);
+    throwsKind(() => x().var(1, { ddof: 1 }), 'InvalidArgument', /^var: unknown option 'ddof' \(correction, unbiased, keepdim\)/);
+    throwsKind(() => x().std(1, { unbiased: false, correction: 0 }), 'InvalidArgument', /^std: give correction or unbiased, not both/);
+    throwsKind(() => x().var(1, { unbiased: 'no' }), 'InvalidArgument', /^var: unbiased must be/);
     throwsKind(() => x().var(1, { correction: 1 }, true), 'InvalidArgument', /^var: keepdim goes in the options object/);
     throwsKind(() => om.tensor([1n]).std(), 'DtypeMismatch', /^std: input must be float32, not int64 \(call \.float\(\) first\)/);
     throwsKind(() => x().var(2), 'IndexOutOfRange', /^var: dim 2 is out of range for a tensor of 2 dims/);

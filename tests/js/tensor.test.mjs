@@ -630,3 +630,23 @@ describe('in place', () => {
     assert.deepEqual(Array.from(b.toArray()), [0, 1]);
   }));
 });
+
+describe('creation options', () => {
+  test('requiresGrad: true makes a leaf that records (torch.tensor(..., requires_grad=True)); int64 refuses it', () => om.tidy(() => {
+    const x = om.tensor([0.5, -2], { requiresGrad: true }), r = om.randn([2], { seed: 3, requiresGrad: true });
+    assert.deepEqual([x.requiresGrad, x.isLeaf, r.requiresGrad, om.zeros([2]).requiresGrad, om.ones([2], { requiresGrad: false }).requiresGrad], [true, true, true, false, false]);
+    x.mul(x).sum().backward();
+    assert.deepEqual(vals(x.grad), [1, -4]);
+    assert.throws(() => om.arange(3, { requiresGrad: true }), (e) => e instanceof om.OmError && e.kind === 'DtypeMismatch' && /int64/.test(e.message));
+  }));
+  test('an unknown option is InvalidArgument naming it and the known ones, never ignored', () => {
+    for (const [call, re] of [
+      [() => om.tensor([1, 2], { dtpye: 'int64' }), /^tensor: unknown option 'dtpye' \(dtype, shape, requiresGrad\)/],
+      [() => om.zeros([2], { requires_grad: true }), /^zeros: unknown option 'requires_grad' \(dtype, requiresGrad\)/],
+      [() => om.full([2], 1, { device: 'cpu' }), /^full: unknown option 'device'/],
+      [() => om.arange(0, 3, { dtpye: 'float32' }), /^arange: unknown option 'dtpye'/],
+      [() => om.randn([2], { sed: 1 }), /^randn: unknown option 'sed' \(dtype, seed, requiresGrad\)/],
+      [() => om.zerosLike(om.ones([2]), { seed: 1 }), /^zerosLike: unknown option 'seed' \(dtype, requiresGrad\)/],
+    ]) assert.throws(() => om.tidy(call), (e) => e instanceof om.OmError && e.kind === 'InvalidArgument' && re.test(e.message), String(re));
+  });
+});

@@ -75,6 +75,12 @@ const trig: Tensor = om.atan2(om.sin(a).cos().tan(), a.asinh().atan2(1)).minimum
 const truth: Tensor = om.logicalAnd(a, om.logicalNot(a)).logicalOr(true).logicalXor(a.bitwiseNot().bitwiseAnd(3n));
 const bits: Tensor = om.bitwiseXor(om.bitwiseOr(a, 1n), om.bitwiseAnd(a, 2)).bitwiseOr(false);
 const hyper: Tensor[] = [a.sinh(), a.cosh(), a.acosh(), a.atanh(), a.asin(), a.acos(), a.atan(), om.cosh(a), om.acos(a), om.asin(a), om.tan(a)];
+const inPlace: Tensor = a.clone().sin_().atan2_(1).fmod_(2).remainder_(a).arcsin_().logicalNot_().bitwiseNot_();
+const numpyNames: Tensor[] = [om.arcsin(a), om.arctan2(a, 1), a.arccosh(), a.arctan2(a), om.pixelShuffle(om.zeros([1, 4, 1, 1]), 2)];
+const keptWhere: Tensor = a.where(a.gt(2), 0);
+const bucket: Tensor = om.bucketize(3, om.tensor([1, 5]), { right: true, outInt32: false });
+const boolShift: Tensor = om.bitwiseLeftShift(om.tensor([true, false]), 2).bitwiseRightShift_(true);
+const scattered: Tensor = om.sliceScatter(a, a.slice(0, 0, 1), 0, 0, 1).add(om.selectScatter(a, a.select(0, 0), 0, 0));
 const prod = om.matmul(a, om.ones([3]));
 
 // autograd
@@ -114,7 +120,7 @@ const info: MemoryInfo = om.memory();
 const leaked: number = info.leaked + info.bytes + info.tensors;
 om.dispose(kept);
 om.dispose([a, b, c, d, e, z, o, f, r0, r1, r2, u, n, s1, s2, ...cmp, ...casts, ...views, ...parts, ...pieces, lower, swapped, conv1d, ...red]);
-om.dispose([m0, values, indices, minV, minI, am, am2, mm, joined, stacked, chosen, trig, truth, bits, ...hyper, prod, w, loss]);
+om.dispose([m0, values, indices, minV, minI, am, am2, mm, joined, stacked, chosen, trig, truth, bits, ...hyper, inPlace, ...numpyNames, keptWhere, bucket, boolShift, scattered, prod, w, loss]);
 
 // errors
 try {
