@@ -1,14 +1,15 @@
-// Opening a large .onnx as the demo page does (web-demo/src/worker.js's open job, step by step in
-// Node): a full-size ResNet-50 (torchvision's architecture, examples/torchvision/resnet.mjs, 100 MB
-// of weights) traced with symbolic batch, height and width, written to a temporary file, then
-// opened as a Blob (fs.openAsBlob, a File's twin) both ways: read whole and its graph read
-// (graphfile.js's readGraph, the page before), and read in pieces (openGraph: its structure
-// without the weights' bytes, the page now); bound by the Session on the whole file and on
-// withoutWeights' file, its shapes inferred and named (shapes.js), grouped and laid out. Wall time and this process's CPU time per step (a shared
-// machine's wall time is mostly waiting). The Chromium figure is the page's own, from
+// Opening a large .onnx and .om as the demo page does (web-demo/src/worker.js's open job, step by
+// step in Node): a full-size ResNet-50 (torchvision's architecture, examples/torchvision/resnet.mjs,
+// 100 MB of weights) traced with symbolic batch, height and width, written to temporary files
+// (its .onnx and its .om), then each opened as a Blob (fs.openAsBlob, a File's twin) both ways:
+// read whole and its graph read (graphfile.js's readGraph, the page before), and read in pieces
+// (openGraph: its structure without the weights' bytes, the page now); bound by the Session on the
+// whole file and on the weightless file openGraph writes, its shapes inferred and named (shapes.js),
+// grouped and laid out. Wall time and this process's CPU time per step (a shared machine's wall
+// time is mostly waiting). The Chromium figure is the page's own, from
 // tests/js/web-demo-view.test.mjs ("opened and drawn in ... ms").
 //
-//   npm run bench:open            (node tools/bench_open.mjs [FILE.onnx]: another file instead)
+//   npm run bench:open            (node tools/bench_open.mjs [FILE.onnx|FILE.om ...]: other files instead)
 import { mkdtempSync, openAsBlob, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -34,16 +35,24 @@ async function step(what, fn) {
 
 const dir = mkdtempSync(join(tmpdir(), 'onemodel-bench-open-'));
 try {
-  let path = process.argv[2];
-  if (!path) {
-    path = join(dir, 'resnet50.onnx');
+  let paths = process.argv.slice(2);
+  if (!paths.length) {
+    paths = [join(dir, 'resnet50.onnx'), join(dir, 'resnet50.om')];
     const model = resnet50({ numClasses: 1000 }).eval(), x = om.zeros([2, 3, 64, 64]);
     const traced = om.trace(model, { x: [x, ['batch', null, 'height', 'width']] });
-    writeFileSync(path, traced.toOnnx());
+    writeFileSync(paths[0], traced.toOnnx());
+    writeFileSync(paths[1], traced.save());
     traced.dispose();
     x.dispose();
     for (const t of [...model.parameters(), ...model.buffers()]) t.dispose();
   }
+  for (const path of paths) await bench(path);
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}
+
+/** The table of one file's opening, both ways. */
+async function bench(path) {
   const file = await openAsBlob(path);
   console.log(`${path}: ${file.size} bytes\n\n| step | wall ms | CPU ms |\n| --- | ---: | ---: |`);
   const bytes = await step('read the file whole (Blob.arrayBuffer)', async () => new Uint8Array(await file.arrayBuffer()));
@@ -66,13 +75,14 @@ try {
     }
   };
   const whole = await infer('the whole file', bytes);
-  const light = await step('withoutWeights (of the whole file)', () => withoutWeights(bytes, graph));
-  if (!isDeepStrictEqual(light, opened.light)) console.log('| (openGraph\'s weightless bytes differ from these) | | |');
+  let light = opened.light;
+  if (graph.format === 'onnx') {
+    light = await step('withoutWeights (of the whole file)', () => withoutWeights(bytes, graph));
+    if (!isDeepStrictEqual(light, opened.light)) console.log('| (openGraph\'s weightless bytes differ from these) | | |');
+  }
   const values = await infer(`the file without weights (${light.length} bytes)`, light);
   const differ = Object.keys(whole).filter((k) => JSON.stringify(whole[k]) !== JSON.stringify(values[k]));
   const shown = withInferred(graph, values), groups = groupByModule(shown);
   await step('group and lay out (groups.js, layout.js)', () => layoutGraph(shown, groups, autoExpand(groups)));
-  console.log(`\nshapes that differ between the two: ${differ.length ? differ.join(', ') : 'none'}`);
-} finally {
-  rmSync(dir, { recursive: true, force: true });
+  console.log(`\nshapes that differ between the two: ${differ.length ? differ.join(', ') : 'none'}\n`);
 }

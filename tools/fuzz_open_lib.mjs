@@ -1,8 +1,10 @@
-// The differential fuzzer of the demo page's piecewise .onnx reader (tools/fuzz_open.mjs runs it
-// for a while; tests/js/web-demo-open.test.mjs for a few hundred mutants): mutants of seed files,
-// each read whole (readGraph) and in pieces (openGraph), the two compared.
+// The differential fuzzer of the demo page's piecewise readers of .onnx and .om files
+// (tools/fuzz_open.mjs runs it for a while; tests/js/web-demo-open.test.mjs for a few hundred
+// mutants): mutants of seed files, each read whole (readGraph) and in pieces (openGraph), the two
+// compared; for an .om, also the Session on the whole file and on the weightless one openGraph
+// writes.
 import { isDeepStrictEqual } from 'node:util';
-import { bytesSource, openGraph, readGraph } from '../web-demo/src/graphfile.js';
+import { bytesSource, fnv1a, openGraph, readGraph } from '../web-demo/src/graphfile.js';
 
 /** A seeded generator of floats in [0, 1) (mulberry32). */
 export function random(seed) {
@@ -83,6 +85,23 @@ function shuffled(b, depth, rand) {
   return inField(b, 7, (g) => inField(g, 5, shuffle, rand), rand);
 }
 
+const isOm = (b) => b.length >= 64 && String.fromCharCode(...b.subarray(0, 8)) === 'ONEMODEL';
+
+/**
+ * The .om b with its header made to agree with its graph section where it can (the hash of the
+ * G bytes after the header, the data section's offset and size), so that a mutant of the graph
+ * section reaches the library's reader of the graph, not only its checksum; anything else as it is.
+ */
+export function resealed(b) {
+  if (!isOm(b)) return b;
+  const v = new DataView(b.buffer, b.byteOffset, b.byteLength), g = v.getBigUint64(16, true);
+  if (g > BigInt(b.length - 64)) return b;
+  const out = Uint8Array.from(b), o = new DataView(out.buffer), d = Math.ceil((64 + Number(g)) / 64) * 64;
+  o.setBigUint64(40, fnv1a(out.subarray(64, 64 + Number(g))), true);
+  if (d <= b.length) o.setBigUint64(24, BigInt(d), true), o.setBigUint64(32, BigInt(b.length - d), true);
+  return out;
+}
+
 /** One mutant of seed. */
 export function mutate(seed, rand) {
   const pick = (n) => Math.floor(rand() * n);
@@ -120,16 +139,23 @@ const outcome = async (fn) => {
 const describe = (e) => `${e?.constructor?.name}${e?.kind ? ` ${e.kind}` : ''}: ${e?.message ?? e}`;
 
 /**
- * Mutants of seeds until ms have passed or count were made: { cases, read, leftOut, refused,
- * mismatch: null | { index, bytes, large, piece, what } }.
+ * Mutants of seeds until ms have passed or count were made: { cases, read, leftOut, refused, om
+ * (the .om mutants read alike in pieces whose whole file the Session opens), mismatch: null |
+ * { index, bytes, large, piece, what } }. opens(bytes): whether the Session opens the bytes (a
+ * promise of true or false); without it, the .om's weightless file is not checked.
+ *
+ * An .om read alike is right when it was read in pieces and its weightless file opens exactly
+ * when the whole file does, or when it was read whole and the Session refuses the whole file (what
+ * the library's reader refuses before the graph: openGraph reads it whole for the Session's error).
  */
-export async function fuzzOpen(seeds, { seed = 1, ms = Infinity, count = Infinity } = {}) {
+export async function fuzzOpen(seeds, { seed = 1, ms = Infinity, count = Infinity, opens = null } = {}) {
   const rand = random(seed), t0 = Date.now();
-  const r = { cases: 0, read: 0, leftOut: 0, refused: 0, mismatch: null };
+  const r = { cases: 0, read: 0, leftOut: 0, refused: 0, om: 0, mismatch: null };
   while (r.cases < count && Date.now() - t0 < ms) {
     const index = r.cases++;
     let bytes = seeds[Math.floor(rand() * seeds.length)];
     for (let k = 1 + Math.floor(rand() * 3); k > 0; k--) bytes = mutate(bytes, rand);
+    if (rand() < 0.5) bytes = resealed(bytes);
     const large = [1, 8, 64, 4096][Math.floor(rand() * 4)], piece = [1, 3, 64, 16384][Math.floor(rand() * 4)];
     const whole = await outcome(() => readGraph(bytes));
     const pieces = await outcome(() => openGraph(bytesSource(bytes), { large, piece }));
@@ -139,7 +165,18 @@ export async function fuzzOpen(seeds, { seed = 1, ms = Infinity, count = Infinit
       else if (describe(whole.error) !== describe(pieces.error) || whole.error.constructor !== pieces.error.constructor) what = `whole: ${describe(whole.error)}; in pieces: ${describe(pieces.error)}`;
       else r.refused++;
     } else if (pieces.error) what = `whole: read; in pieces: ${describe(pieces.error)}`;
-    else {
+    else if (whole.value.format === 'om') {
+      const p = pieces.value;
+      const wholeOpens = opens && await opens(bytes), lightOpens = opens && !p.whole && await opens(p.light);
+      if (!isDeepStrictEqual(p.graph, whole.value)) what = 'the graphs differ';
+      else if (p.whole && wholeOpens) what = 'read whole, not in pieces, though the Session opens it';
+      else if (!p.whole && wholeOpens !== lightOpens) what = `the Session ${wholeOpens ? 'opens' : 'refuses'} the whole file, ${lightOpens ? 'opens' : 'refuses'} the weightless one`;
+      else {
+        r.read++;
+        if (!p.whole) r.leftOut++;
+        if (wholeOpens) r.om++;
+      }
+    } else {
       const p = pieces.value;
       if (!isDeepStrictEqual(p.graph, whole.value)) what = 'the graphs differ';
       else if (p.whole) what = 'read whole, not in pieces';

@@ -212,6 +212,17 @@ describe('the npm package, packed and installed into an empty project', () => {
     assert.equal(fileURLToPath(out.from), join(app, 'node_modules', 'onemodel', 'js', 'index.js'));
     delete out.from;
     assert.deepEqual(out, expected);
+    // CommonJS (docs/install.md): import() everywhere, require() where Node.js lets it load an ES module
+    writeFileSync(join(app, 'node.cjs'), `(async () => {
+  const om = await import('onemodel');
+  await om.ready();
+  const viaImport = om.tensor([1, 2, 3]).sum().item();
+  const required = process.features.require_module ? require('onemodel') : null;
+  console.log(JSON.stringify({ viaImport, same: required ? required.tensor === om.tensor : null }));
+})();
+`);
+    const cjs = JSON.parse(await sh(app, process.execPath, ['node.cjs']));
+    assert.deepEqual(cjs, { viaImport: 6, same: process.features.require_module ? true : null });
     // a copy of the project whose package lost its .wasm files: ready() says what is missing (Node
     // loads the threaded build), then one whose .wasm is damaged
     const broken = join(dir, 'broken');

@@ -711,6 +711,29 @@ describe('web-demo page in Chromium', () => {
     assert.match(again[wf.ZOO.indexOf('gpt')], /^.+ · gpt\.mjs$/, 'the file as it is: its title again');
   });
 
+  test('the controls are off until the page has started: a Reset, Trace or Open before a model is loaded cannot act on nothing', async () => {
+    // the zoo's listing held back (the worker reads each file's title): the page stays at its start
+    let release;
+    const held = new Promise((resolve) => { release = resolve; });
+    await page.context().route('**/zoo/mlp.mjs', async (route) => { await held; await route.continue(); });
+    const controls = () => page.$$eval('#model-select, #reset, #train, #trace, #open', (els) => Object.fromEntries(els.map((e) => [e.id, e.disabled])));
+    try {
+      await page.reload();
+      await page.waitForFunction(() => document.querySelector('#status').textContent === 'Starting…');
+      assert.deepEqual(await controls(), { 'model-select': true, reset: true, train: true, trace: true, open: true });
+      await page.click('#reset', { force: true });   // (a click on a disabled button does nothing)
+      release();
+      await idle();
+    } finally {
+      release();
+      await page.context().unroute('**/zoo/mlp.mjs');
+    }
+    assert.equal(await page.isHidden('#error'), true, await page.textContent('#error'));
+    assert.match(await text('#status'), /^Loaded /);
+    const on = await controls();
+    assert.deepEqual({ ...on, train: false }, { 'model-select': false, reset: false, train: false, trace: false, open: false });
+  });
+
   test('no errors in the page or its console', () => {
     assert.deepEqual(pageErrors, []);
   });

@@ -312,7 +312,7 @@ function foldConstants(g) {
   });
 }
 
-// ---- the library format v1 and v2 (docs/format.md) -------------------------------------------
+// ---- the library format v1 to v3 (docs/format.md) ---------------------------------------------
 
 /** Little-endian reads of the graph section, each checked against its end. */
 class Om {
@@ -322,6 +322,11 @@ class Om {
     this.b = bytes;
     this.at = start;
     this.end = end;
+    // every tensor's place in the data section, at any depth (openOm checks them and moves the
+    // ones it keeps): { at (where its offset is in bytes), dtype, shape, init (a top-level
+    // initializer's entry, else null) }
+    this.places = [];
+    this.top = null;   // where the top-level graph's sections are in bytes (omBody)
   }
 
   need(n, what) {
@@ -375,6 +380,7 @@ function omAttribute(r) {
     case 5: {
       const dtype = OM_DTYPES[r.u8(name)] ?? 'unknown';
       const shape = list(() => r.i64(name));
+      r.places.push({ at: r.at, dtype, shape, init: null });
       r.i64(name);
       r.i64(name);
       return { name, value: { dtype, shape, values: null } };
@@ -404,6 +410,7 @@ function heldOnce(initializers) {
 
 /** A graph body as docs/format.md lays it out (a subgraph's with its captured values): values to nodes. */
 function omBody(r, sub) {
+  const top = sub ? null : (r.top = { values: r.at });
   const values = Array.from({ length: r.count(6, 'values') }, () => {
     const name = r.str('a value name');
     const dtype = OM_DTYPES[r.u8('a dtype')], rank = r.u8('a rank');
@@ -415,6 +422,7 @@ function omBody(r, sub) {
     }
     return { name, dtype, shape, example };
   });
+  if (top) top.valuesEnd = r.at;
   // what the library's reader checks of the values' definitions: each defined once (a captured
   // value, an input, an initializer or a node's output), and read by a node only after that
   const defined = new Set();
@@ -436,13 +444,19 @@ function omBody(r, sub) {
   if (sub) for (let c = r.count(8, 'captured values'); c > 0; c--) define(r.id(values, 'a captured value'), 'a captured value'), r.u32('a captured value');
   const inputs = r.ids(values, 'inputs').map((v) => define(v, 'an input'));
   const outputs = r.ids(values, 'outputs');
+  if (top) top.inits = r.at;
+  const index = top && new Map(values.map((v, i) => [v, i]));
   const initializers = Array.from({ length: r.count(r.version === 1 ? 20 : 24, 'initializers') }, () => {
-    const v = define(r.id(values, 'an initializer'), 'an initializer');
+    const start = r.at, v = define(r.id(values, 'an initializer'), 'an initializer');
+    const place = { at: r.at, dtype: v.dtype, shape: v.example, init: top && { start, end: 0, value: index.get(v), name: v.name } };
+    r.places.push(place);
     r.i64('an initializer offset');
     r.i64('an initializer size');
     const aliases = r.version === 1 ? [] : Array.from({ length: r.count(4, 'aliases') }, () => r.str('an alias'));
+    if (place.init) place.init.end = r.at;
     return { ...v, aliases };
   });
+  if (top) top.nodes = r.at;
   heldOnce(initializers);
   const nodes = Array.from({ length: r.count(20, 'nodes') }, () => {
     const opType = r.str('an op type'), name = r.str('a node name');
@@ -454,6 +468,7 @@ function omBody(r, sub) {
     unnamed(ins, outs);
     return { opType, name, domain: '', inputs: ins.map((v) => v?.name ?? ''), outputs: outs.map((v) => v.name), attributes };
   });
+  if (top) top.nodesEnd = r.at;
   for (const v of outputs) if (v && !defined.has(v)) throw damaged(`graph output '${v.name}' is defined by nothing`);
   return { values, inputs, outputs, initializers, nodes };
 }
@@ -465,12 +480,21 @@ function present(ids, what) {
 }
 
 function readOm(bytes) {
-  if (bytes.length < 64) throw damaged('an .om header is 64 bytes');
+  return parseOm(bytes, bytes.length).graph;
+}
+
+/**
+ * The graph of an .om of `fileSize` bytes whose first bytes (its header and graph section, or
+ * less when the file is damaged) are `bytes`: { graph (readOm's), reader (the Om that read it:
+ * its places and top) }.
+ */
+function parseOm(bytes, fileSize) {
+  if (fileSize < 64) throw damaged('an .om header is 64 bytes');
   const head = new DataView(bytes.buffer, bytes.byteOffset, 64);
   const version = head.getUint32(8, true);
   if (version < 1 || version > 3) throw new OmError('Unsupported', `open: an .om of version ${version}; this page reads versions 1 to 3`);
   const size = head.getBigUint64(16, true);
-  if (size > BigInt(bytes.length - 64)) throw damaged('the graph section runs past the file');
+  if (size > BigInt(fileSize - 64)) throw damaged('the graph section runs past the file');
   const r = new Om(bytes, 64, 64 + Number(size), version);
   const { values, inputs, outputs, initializers, nodes } = omBody(r, false);
   for (let k = r.count(36, 'symbols'); k > 0; k--) {
@@ -483,7 +507,7 @@ function readOm(bytes) {
     }
   }
   if (r.at !== r.end) throw damaged(`${r.end - r.at} bytes after the graph section's last item`);
-  return {
+  const graph = {
     format: 'om',
     inputs,
     outputs: present(outputs, 'an omitted graph output').map(({ name, dtype, shape }) => ({ name, dtype, shape })),
@@ -492,6 +516,7 @@ function readOm(bytes) {
     nodes,
     constants: {},
   };
+  return { graph, reader: r };
 }
 
 // ---- an .onnx without its weights, for the Session's shape inference ----------------------------
@@ -809,17 +834,183 @@ export async function scanOnnx(source, { large = LARGE, piece = PIECE } = {}) {
   return { bytes: concat(partBytes(parts)), left, reads: walk.reads, bytesRead: walk.bytesRead };
 }
 
+// ---- an .om read in pieces: its header and graph section, not its data section -----------------
+//
+// An .om puts its graph first and its weights after it (docs/format.md), so its structure is two
+// reads: the 64-byte header, then the graph section. The Session still binds a file to infer the
+// shapes, so openOm writes it one as withoutWeights writes an .onnx's: each large float32
+// top-level initializer made by an Expand of one zero to its shape (a value table entry and an
+// initializer for the zero and for each shape, a node per weight ahead of the others), the other
+// tensors' bytes (small weights, int64 and bool tables, tensor attributes, a branch's
+// initializers) read one by one and laid out anew, the graph section's hash computed again.
+// What the library's reader would refuse before the graph (the header's sizes, the hash, a
+// tensor's place) is left to the whole file: the page then reads it whole, so that the Session's
+// error is the file's own.
+
+const ALIGN = 64;
+const aligned = (n) => Math.ceil(n / ALIGN) * ALIGN;
+const OM_SIZES = { float32: 4, int64: 8, bool: 1 };
+const OM_CODES = { float32: 0, int64: 1, bool: 2 };
+
+/** FNV-1a, 64-bit, of bytes as the library computes it (docs/format.md): a BigInt. */
+export function fnv1a(bytes) {
+  // the prime is 2^40 + 0x1b3: h * prime = (h << 40) + h * 0x1b3, on two 32-bit halves
+  let hi = 0xcbf29ce4, lo = 0x84222325;
+  for (let i = 0; i < bytes.length; i++) {
+    lo = (lo ^ bytes[i]) >>> 0;
+    const t = lo * 0x1b3, carry = Math.floor(t / 0x100000000);
+    hi = (hi * 0x1b3 + carry + ((lo << 8) >>> 0)) % 0x100000000;
+    lo = t >>> 0;
+  }
+  return (BigInt(hi) << 32n) | BigInt(lo);
+}
+
+/** Little-endian bytes written in order (an .om's graph section). */
+class OmWriter {
+  constructor() { this.parts = []; }
+  raw(bytes) { this.parts.push(bytes); }
+  u8(v) { this.parts.push(Uint8Array.of(v)); }
+  u32(v) { const b = new Uint8Array(4); new DataView(b.buffer).setUint32(0, v, true); this.parts.push(b); }
+  i64(v) { const b = new Uint8Array(8); new DataView(b.buffer).setBigInt64(0, BigInt(v), true); this.parts.push(b); }
+  str(s) { const b = text(s); this.u32(b.length); this.parts.push(b); }
+  bytes() { return concat(this.parts); }
+}
+
+/**
+ * A tensor place's offset and size (BigInt), or null where the library's reader would refuse it:
+ * a size that is not its elements', a dim below 0, an offset not aligned or outside the data
+ * section of dataBytes.
+ */
+function placeOf(head, p, dataBytes) {
+  const v = new DataView(head.buffer, head.byteOffset + p.at, 16);
+  const offset = v.getBigInt64(0, true), size = v.getBigInt64(8, true);
+  if (!OM_SIZES[p.dtype] || p.shape.some((d) => d < 0)) return null;
+  const count = p.shape.reduce((a, b) => a * BigInt(b), 1n);
+  if (size !== count * BigInt(OM_SIZES[p.dtype])) return null;
+  if (offset < 0n || offset % BigInt(ALIGN) || offset > dataBytes || size > dataBytes - offset) return null;
+  return { offset: Number(offset), size: Number(size) };
+}
+
+/**
+ * The .om in source read in pieces: { graph, light (the file the Session binds for the shapes),
+ * bytes: null, whole: false, reads, bytesRead }, or null when the library's reader would refuse
+ * the file before its graph (read it whole). A graph the page refuses throws readGraph's error.
+ */
+async function openOm(source, large) {
+  let reads = 0, bytesRead = 0;
+  const read = async (start, end) => {
+    reads++;
+    bytesRead += end - start;
+    const b = await source.read(start, end);
+    if (b.length !== end - start) throw damaged('the file changed while it was read');
+    return b;
+  };
+  const size = source.size;
+  if (size < 64) return null;
+  const header = await read(0, 64), hv = new DataView(header.buffer, header.byteOffset, 64);
+  const g = hv.getBigUint64(16, true);
+  // the header and graph section (or the header alone, for parseOm to refuse the size as readGraph does)
+  const head = g <= BigInt(size - 64) ? concat([header, await read(64, 64 + Number(g))]) : header;
+  const { graph, reader: r } = parseOm(head, size);
+  const graphEnd = 64 + Number(g), d = hv.getBigUint64(24, true), dataBytes = hv.getBigUint64(32, true);
+  if (hv.getUint32(12, true) !== 64 || d !== BigInt(aligned(graphEnd)) || d > BigInt(size) || dataBytes !== BigInt(size) - d) return null;
+  if (fnv1a(head.subarray(64, graphEnd)) !== hv.getBigUint64(40, true)) return null;
+  const places = r.places.map((p) => ({ ...p, place: placeOf(head, p, dataBytes) }));
+  if (places.some((p) => !p.place)) return null;
+
+  const top = r.top, section = head.slice(64, graphEnd), sv = new DataView(section.buffer);
+  const left = places.filter((p) => p.init && p.dtype === 'float32' && p.place.size >= large);
+  const leftOut = new Set(left.map((p) => p.init));
+  // the kept tensors' bytes, each read and placed anew (its offset rewritten in the section)
+  const data = [];
+  let dataSize = 0;
+  const put = (bytes) => {
+    const offset = aligned(dataSize);
+    if (offset > dataSize) data.push(new Uint8Array(offset - dataSize));
+    data.push(bytes);
+    dataSize = offset + bytes.length;
+    return offset;
+  };
+  for (const p of places) {
+    if (leftOut.has(p.init)) continue;
+    const at = Number(d) + p.place.offset, bytes = p.place.size ? await read(at, at + p.place.size) : new Uint8Array(0);
+    sv.setBigInt64(p.at - 64, BigInt(put(bytes)), true);
+  }
+  // names no value or node has
+  const names = new Set([...Object.keys(graph.values), ...graph.nodes.map((n) => n.name)]);
+  const fresh = (base) => {
+    let name = base;
+    while (names.has(name)) name = `_${name}`;
+    names.add(name);
+    return name;
+  };
+  const rel = (at) => at - 64;   // a position in head as one in section
+  const valueCount = sv.getUint32(rel(top.values), true);
+  let added = 0, zero = null;
+  const values = new OmWriter(), inits = new OmWriter(), nodes = new OmWriter();
+  /** A new value, initializer and tensor of dtype, shape and bytes: its id. */
+  const constant = (name, dtype, shape, bytes) => {
+    const id = valueCount + added++;
+    values.str(name);
+    values.u8(OM_CODES[dtype]);
+    values.u8(shape.length);
+    for (const n of shape) values.i64(n), values.u32(0);
+    inits.u32(id);
+    inits.i64(put(bytes));
+    inits.i64(bytes.length);
+    if (r.version >= 2) inits.u32(0);
+    return id;
+  };
+  for (const p of left) {
+    zero ??= constant(fresh('zero'), 'float32', [], new Uint8Array(4));
+    const dims = new Uint8Array(new BigInt64Array(p.shape.map(BigInt)).buffer);
+    const shape = constant(fresh(`${p.init.name}.shape`), 'int64', [p.shape.length], dims);
+    nodes.str('Expand');
+    nodes.str(fresh(`${p.init.name}.expand`));
+    nodes.u32(2), nodes.u32(zero), nodes.u32(shape);
+    nodes.u32(1), nodes.u32(p.init.value);
+    nodes.u32(0);
+  }
+  const initCount = sv.getUint32(rel(top.inits), true) - left.length + added;
+  const out = new OmWriter();
+  out.u32(valueCount + added);
+  out.raw(section.subarray(rel(top.values) + 4, rel(top.valuesEnd)));
+  out.raw(values.bytes());
+  out.raw(section.subarray(rel(top.valuesEnd), rel(top.inits)));
+  out.u32(initCount);
+  for (const p of places) if (p.init && !leftOut.has(p.init)) out.raw(section.subarray(rel(p.init.start), rel(p.init.end)));
+  out.raw(inits.bytes());
+  out.u32(sv.getUint32(rel(top.nodes), true) + left.length);
+  out.raw(nodes.bytes());
+  out.raw(section.subarray(rel(top.nodes) + 4));   // the nodes, then the symbols
+  const graphSection = out.bytes(), dataStart = aligned(64 + graphSection.length);
+  const file = new Uint8Array(dataStart + aligned(dataSize)), fv = new DataView(file.buffer);
+  file.set(header.subarray(0, 16));
+  fv.setBigUint64(16, BigInt(graphSection.length), true);
+  fv.setBigUint64(24, BigInt(dataStart), true);
+  fv.setBigUint64(32, BigInt(aligned(dataSize)), true);
+  fv.setBigUint64(40, fnv1a(graphSection), true);
+  file.set(graphSection, 64);
+  let at = dataStart;
+  for (const b of data) file.set(b, at), at += b.length;
+  return { graph, light: file, bytes: null, whole: false, reads, bytesRead };
+}
+
 /**
  * Opens a model file to view it: { graph (readGraph's), light (the bytes the Session binds to
  * infer its shapes: withoutWeights'), bytes (the whole file; null while its weights are unread:
  * read the source to run it), whole (whether it was read whole), reads, bytesRead }. source:
  * blobSource(file) or bytesSource(bytes); large as scanOnnx's; piece: the bytes read at first.
- * An .onnx is read in pieces (scanOnnx); an .om, or an .onnx the walk cannot take (damaged: the
- * error is then readGraph's on the whole file, as it was), is read whole.
+ * An .onnx is read in pieces (scanOnnx), an .om as its header and graph section (openOm); a file
+ * the walk cannot take (damaged: the error is then readGraph's, or the Session's, on the whole
+ * file, as it was) is read whole.
  */
 export async function openGraph(source, { large = LARGE, piece = PIECE } = {}) {
   const head = await source.read(0, Math.min(8, source.size));
-  if (!isOm(head)) {
+  if (isOm(head)) {
+    const opened = await openOm(source, large);
+    if (opened) return opened;
+  } else {
     try {
       const { bytes, left, reads, bytesRead } = await scanOnnx(source, { large, piece });
       const graph = readGraph(bytes);

@@ -144,6 +144,8 @@ class Page {
     new ResizeObserver(() => this.graph.refit()).observe($('#graph'));
   }
 
+  // The controls are off in index.html until the zoo is listed and the first model loaded (the
+  // pick's job turns them on as it ends): a Reset or a Trace before that had no model to act on.
   async start() {
     try {
       const { zoo, threads } = await this.jobs.run('zoo');
@@ -161,6 +163,7 @@ class Page {
       if (saved && (saved.model === OWN || names.includes(saved.model))) await this.pick(saved.model, saved.text);
       else await this.pick(names[0]);
     } catch (e) {
+      this.busy(false);   // the controls on all the same: Open file, or the pick once more
       this.fail(e);
     }
   }

@@ -35,7 +35,7 @@ let moduleUrl = null;
 let stopping = false;
 /**
  * The file opened last (an .onnx or .om): { name, blob (the page's File), bytes (the whole file,
- * Uint8Array; null until its first run reads it: opening reads an .onnx's structure alone), graph
+ * Uint8Array; null until its first run reads it: opening reads a file's structure alone), graph
  * (readGraph's), session (its om.InferenceSession, made on its first run) }.
  */
 let opened = null;
@@ -152,7 +152,7 @@ const jobs = {
   },
 
   /**
-   * Opens an .onnx or .om file (blob: the page's File) to view and run: its graph. An .onnx is
+   * Opens an .onnx or .om file (blob: the page's File) to view and run: its graph. Either is
    * read in pieces, its structure without its weights' bytes (graphfile.js's openGraph): a run
    * reads the whole file.
    */
