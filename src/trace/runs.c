@@ -525,10 +525,16 @@ bool om__run_fails_at(om_trace *tr, const int64_t *v, int64_t index, const char 
   return om__fail(OM_ERR_TRACE_INVALID_USAGE, "trace_run: the model is run at more sizes first (this is not an error of the model)");
 }
 
+static bool part_paths(om_trace *tr, bool small);
+
 bool om__run_narrowed_again(om_trace *tr) {
-  if (tr->phase != OM_PHASE_RECORD || !tr->answers || tr->again || tr->more || tr->narrowings >= OM_NARROWINGS ||
-      !tr->again_from)
+  if (tr->phase != OM_PHASE_RECORD || tr->again || tr->more || tr->narrowings >= OM_NARROWINGS || !tr->again_from)
     return false;
+  /* the runs below the example that take another path further on (Hugging Face Swin's unshifted
+   * window, whose layer pad is another function of the width, before the roll it leaves out)
+   * part now: they narrow the range (below) */
+  part_paths(tr, true);
+  if (!tr->answers) return false;
   bool narrowed = false; /* since the record run began: else the same runs again, for nothing */
   for (int k = 0; k < tr->symbols.n; k++)
     narrowed |= tr->symbols.v[k].vmin > tr->again_from[k].vmin || tr->symbols.v[k].vmax < tr->again_from[k].vmax;
@@ -577,20 +583,20 @@ static bool parts(om_trace *tr, int r, const char *who, int64_t index, const cha
   return true;
 }
 
-/* Before the record run: each run whose live calls are other ops than the base run's (the model
- * takes another path there: `T > 50 ? x.mul(2) : x.add(1)` at T = 69) parts at the first such
- * call now, not at the record run's first call that merely reads other values there (the scalar
- * made for mul's 2 against the one for add's 1), which would refuse that value as one the sizes
- * compute. Runs below the example too: they narrow the range (below), as where the record run
- * parts from them, but before a fit sees their values (Hugging Face Swin's layer pad, another
- * function of the width where a stage is one unshifted window, before the roll it then leaves
- * out). false when refused. */
-static bool part_other_paths(om_trace *tr) {
+/* Before the record run: each run above the example whose live calls are other ops than the
+ * base run's (the model takes another path there: `T > 50 ? x.mul(2) : x.add(1)` at T = 69)
+ * parts at the first such call now, not at the record run's first call that merely reads other
+ * values there (the scalar made for mul's 2 against the one for add's 1), which would refuse
+ * that value as one the sizes compute. Runs below the example are left to the record run (where
+ * they part, they narrow the range as they always did); with small, they are the ones parted
+ * (om__run_narrowed_again, where a fit their values confused comes before the call where they
+ * part). false when refused. */
+static bool part_paths(om_trace *tr, bool small) {
   const om_run *base = &tr->base;
   if (base->n_outputs < 0) return true;
   for (int r = 0; r < tr->runs.n; r++) {
     om_run *run = &tr->runs.v[r];
-    if (run->dropped || !inside(tr, run) || !om__run_by_liveness(tr, run)) continue;
+    if (run->dropped || !inside(tr, run) || !om__run_by_liveness(tr, run) || is_small(tr, run) != small) continue;
     for (int rank = 0; rank < base->live.n; rank++) {
       int64_t index = base->live.v[rank];
       int op = base->calls.v[index].op;
@@ -2287,7 +2293,7 @@ record:
     tr->far_parted = NULL;
     tr->serial++;
     tr->n_probes = 0;
-    if (!om__probe_init(tr) || !part_other_paths(tr)) return free(ranges), -1;
+    if (!om__probe_init(tr) || !part_paths(tr, false)) return free(ranges), -1;
     st->rng_seed = seed, st->rng_offset = offset;
     om_tensor *in[64];
     for (int k = 0; k < tr->inputs.n; k++) stamp_input(tr, in[k] = tr->inputs.v[k].traced, k);
