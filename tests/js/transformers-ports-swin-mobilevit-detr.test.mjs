@@ -96,8 +96,10 @@ describe('Swin traced with symbolic batch, height and width, run in onnxruntime-
 
   test('swin_cls: traced at 70 x 47 undeclared, still refused (SymbolicShape) at a layer\'s pad, naming no declaration', () => {
     // Left open: its runs at height 69 (no patch pad there, a merge pad more) narrow the height to
-    // 70, and in that range the layer's width pad ((5 - W' % 5) % 5 of the patch grid's width, a
-    // period of 15 in the width) still fits no form the runs can pin down. Declared (below), it traces.
+    // 70, and in that range a layer's window pad ((5 - w % 5) % 5 of a stage's width w, periodic in
+    // the image's width by 15 or 30, past the 16 consecutive sizes the runs take) still fits no
+    // form the runs pin down; so does the trace at the sizes where every pad is made (73 x 95),
+    // begun again with the width narrowed to 31. Declared (below), it traces.
     const fx = loadFixture('swin_cls');
     const model = loadPort(PORTS.swin_cls, 'swin_cls', fx);
     try {
