@@ -664,7 +664,7 @@ class ModuleState {
   #recorded = new Set(); // tensors the recording run stored
 
   constructor(model) {
-    this.#modules = model.namedModules().map(([, m]) => m);
+    this.#modules = model.namedModules().map(([, m]) => m).filter((m) => m !== null && typeof m === 'object');
     this.#initial = this.#snapshot();
     for (const fields of this.#initial) for (const v of fields.values()) if (v instanceof Tensor) this.#pin(v);
   }
