@@ -609,12 +609,14 @@ export function trace(model, inputs, options = {}) {
     outputNames = null;
   }
   const stateDict = !isFn && typeof model.stateDict === 'function';
-  const forward = isFn ? model : (...xs) => model.forward(...xs);
+  const state = !isFn && typeof model.namedModules === 'function' ? new ModuleState(model) : null;
+  const forward = isFn ? model : state ? (...xs) => state.run(xs, () => model.forward(...xs)) : (...xs) => model.forward(...xs);
   return tidy(() => {
     const tracer = Tracer.begin();
     let progress = null;
     try {
       const traced = specs.map(([name, example, axes]) => tracer.input(name, example, axes));
+      state?.inputs(traced);
       if (stateDict) {
         for (const [path, t] of Object.entries(model.stateDict())) tracer.parameter(path, t);
       }
@@ -624,6 +626,7 @@ export function trace(model, inputs, options = {}) {
       return tm;
     } finally {
       progress?.restore();
+      state?.end();
       tracer.abort(); // still recording only when something above threw
       // The model may have begun a recording of its own (after catching the error of a nested
       // Tracer.begin(), which ended ours): it ends here too. Any recording active now was begun
@@ -634,6 +637,99 @@ export function trace(model, inputs, options = {}) {
       }
     }
   });
+}
+
+/**
+ * The fields of an nn.Module's tree as om.trace found them, put back before each run. The tracer
+ * runs the model at other sizes besides the recording run (the one given the traced inputs); a
+ * model that replaces a field in its forward (a table of positions made again, longer, for a longer
+ * sequence, as M2M100's sinusoidal embedding and Phi's rotary cache do) would otherwise start a run
+ * with the state a run at another size left, and the graph would read a table no call at its own
+ * size makes. So each run starts from the model as given (one eager call's state), and after the
+ * trace the model is as the recording run left it. The tensors a field held when the trace began,
+ * and those the recording run stored, are kept alive through the trace (a dispose() of one by the
+ * model, as it replaces it, waits for the end, where it goes through unless a field holds it); a
+ * tensor another run stored in a field is freed when its field is put back. What is put back is
+ * each module's own fields (a field set to another value, added or removed), not the inside of an
+ * object or array a field holds (a Map filled in place stays filled: a model that caches that way
+ * skips the cache while om.Tracer.active, as BEiT's port does).
+ */
+class ModuleState {
+  #modules = []; // the modules of the tree
+  #initial = []; // per module: Map(field -> value) when the trace began
+  #after = null; // the same after the recording run
+  #inputs = null; // the traced inputs' handles: the recording run's
+  #pinned = new Map(); // Tensor -> its own dispose property (undefined: the prototype's)
+  #released = new Set(); // pinned tensors the model disposed during the trace
+  #recorded = new Set(); // tensors the recording run stored
+
+  constructor(model) {
+    this.#modules = model.namedModules().map(([, m]) => m).filter((m) => m !== null && typeof m === 'object');
+    this.#initial = this.#snapshot();
+    for (const fields of this.#initial) for (const v of fields.values()) if (v instanceof Tensor) this.#pin(v);
+  }
+
+  /** The traced inputs, which tell the recording run. */
+  inputs(traced) {
+    this.#inputs = traced.map((t) => handle(t, 'trace', 'input'));
+  }
+
+  #snapshot() {
+    return this.#modules.map((m) => new Map(Object.entries(m)));
+  }
+
+  /** Defers t.dispose() to end(). */
+  #pin(t) {
+    if (this.#pinned.has(t)) return;
+    this.#pinned.set(t, Object.getOwnPropertyDescriptor(t, 'dispose'));
+    const released = this.#released;
+    Object.defineProperty(t, 'dispose', { configurable: true, writable: true, enumerable: false, value() { released.add(t); } });
+  }
+
+  /** Sets every module's fields to state (a snapshot), freeing the unpinned tensors it drops. */
+  #put(state) {
+    this.#modules.forEach((m, i) => {
+      const fields = state[i];
+      for (const [k, v] of Object.entries(m)) {
+        if (fields.has(k) && fields.get(k) === v) continue;
+        if (v instanceof Tensor && !this.#pinned.has(v)) v.dispose(); // a tensor a run at another size stored
+        if (!fields.has(k)) delete m[k];
+      }
+      for (const [k, v] of fields) if (m[k] !== v) m[k] = v;
+    });
+  }
+
+  /** Runs fn (the model on xs) on the model's fields as they were when the trace began. */
+  run(xs, fn) {
+    this.#put(this.#initial);
+    const result = fn();
+    if (this.#inputs && xs.length === this.#inputs.length && xs.every((x, i) => handle(x, 'trace', 'input') === this.#inputs[i])) {
+      this.#after = this.#snapshot();
+      for (const fields of this.#after) {
+        for (const v of fields.values()) {
+          if (!(v instanceof Tensor) || this.#pinned.has(v)) continue;
+          this.#recorded.add(v);
+          this.#pin(v);
+        }
+      }
+    }
+    return result;
+  }
+
+  /** The model as the recording run left it (as given, if none ran); the deferred disposes go through. */
+  end() {
+    this.#put(this.#after ?? this.#initial);
+    const held = new Set();
+    for (const m of this.#modules) for (const v of Object.values(m)) if (v instanceof Tensor) held.add(v);
+    for (const [t, own] of this.#pinned) {
+      if (own) Object.defineProperty(t, 'dispose', own);
+      else delete t.dispose;
+      if ((this.#released.has(t) || this.#recorded.has(t)) && !held.has(t)) t.dispose();
+    }
+    this.#pinned.clear();
+    this.#released.clear();
+    this.#recorded.clear();
+  }
 }
 
 /**

@@ -9,7 +9,8 @@ modeling_clip.py, modeling_qwen2.py, modeling_distilbert.py, modeling_albert.py,
 modeling_wav2vec2.py, modeling_segformer.py, modeling_vit.py, modeling_opt.py, modeling_gpt_neo.py,
 modeling_deberta_v2.py, modeling_dinov2.py, modeling_longformer.py, modeling_big_bird.py, modeling_swin.py,
 modeling_mobilevit.py, modeling_detr.py, modeling_beit.py, modeling_convnextv2.py, modeling_falcon.py,
-modeling_deit.py, modeling_cvt.py and modeling_pvt_v2.py (inference without caches): the same
+modeling_deit.py, modeling_cvt.py, modeling_pvt_v2.py, modeling_gptj.py, modeling_m2m_100.py,
+modeling_speech_to_text.py and modeling_funnel.py (inference without caches): the same
 module tree and parameter names (so the state-dict keys are the ones a real checkpoint has), the
 same operations in the same order, the same non-persistent buffers (GPT-2's `attn.bias`, BERT's
 `position_ids` and `token_type_ids`, LLaMA's `rotary_emb.inv_freq`). The ports a onemodel user
@@ -103,6 +104,17 @@ writes of the same code are examples/transformers/*.mjs.
     pvt_v2    PvtV2ForImageClassification  overlapping patch embeddings, spatial-reduction attention (a strided
                                  conv of the tokens reshaped to [b, c, h, w]), the depthwise-conv FFN
     pvt_v2_linear                the same with linear_attention: keys and values adaptive-average-pooled to 7 x 7
+    gptj      GPTJForCausalLM    modeling_gptj.py: rotary on the first rotary_dim channels of each head in
+                                 interleaved pairs (rotate_every_two), sin/cos gathered at the positions,
+                                 attention and gelu_new MLP in parallel on ln_1, an lm_head with a bias
+    m2m100    M2M100Encoder      modeling_m2m_100.py: embeddings * sqrt(d_model), sinusoidal positions from a
+                                 cumsum of the ids != pad, the table made again longer in forward (from 19)
+    speech2text Speech2TextEncoder  modeling_speech_to_text.py: Conv1dSubsampler (stride 2, GLU, twice), the
+                                 frames' mask written at computed indices then flip/cumsum/flip, M2M100's
+                                 growing table read at attention_mask.ne(1) (from 73 frames)
+    funnel    FunnelBaseModel    modeling_funnel.py: three blocks, pooled by 2 between them (separate_cls,
+                                 truncate_seq, pool_q_only, mean, ceil mode), relative_shift attention with
+                                 the position vectors computed at the run's length, token-type scores
 
 Each model writes tests/js/fixtures/transformers/<name>.safetensors (its state_dict, F32, tied
 weights under both names as a real checkpoint has them) and <name>.json:
@@ -4930,6 +4942,553 @@ class PvtV2ForImageClassification(nn.Module):
         return self.classifier(sequence_output.mean(dim=1))
 
 
+# ---- GPT-J (modeling_gptj.py) --------------------------------------------------------------------
+
+def gptj_create_sinusoidal_positions(num_pos, dim):
+    """create_sinusoidal_positions: [num_pos, dim], sin of each position's angles then cos (dim / 2 each)."""
+    inv_freq = 1.0 / (10000 ** (torch.arange(0, dim, 2, dtype=torch.int64) / dim))
+    sinusoid_inp = torch.einsum('i , j -> i j', torch.arange(num_pos, dtype=torch.int64).float(), inv_freq).float()
+    return torch.cat((torch.sin(sinusoid_inp), torch.cos(sinusoid_inp)), dim=1)
+
+
+def rotate_every_two(x):
+    """GPT-J's interleaved rotation: pairs (x0, x1), (x2, x3), ... -> (-x1, x0), (-x3, x2), ..."""
+    x1 = x[:, :, :, ::2]
+    x2 = x[:, :, :, 1::2]
+    x = torch.stack((-x2, x1), dim=-1)
+    return x.flatten(-2)
+
+
+def gptj_apply_rotary_pos_emb(tensor, sin, cos):
+    sin = torch.repeat_interleave(sin[:, :, None, :], 2, 3)
+    cos = torch.repeat_interleave(cos[:, :, None, :], 2, 3)
+    return (tensor * cos) + (rotate_every_two(tensor) * sin)
+
+
+class GPTJAttention(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.embed_dim = c['n_embd']
+        self.num_attention_heads = c['n_head']
+        self.head_dim = self.embed_dim // self.num_attention_heads
+        self.scale_attn = torch.sqrt(torch.tensor(self.head_dim, dtype=torch.float32)).to(torch.get_default_dtype())
+        self.k_proj = nn.Linear(self.embed_dim, self.embed_dim, bias=False)
+        self.v_proj = nn.Linear(self.embed_dim, self.embed_dim, bias=False)
+        self.q_proj = nn.Linear(self.embed_dim, self.embed_dim, bias=False)
+        self.out_proj = nn.Linear(self.embed_dim, self.embed_dim, bias=False)
+        self.rotary_dim = c['rotary_dim']
+        # a plain attribute upstream (not a buffer: not in the state dict)
+        self.embed_positions = gptj_create_sinusoidal_positions(c['n_positions'], self.rotary_dim or self.embed_dim)
+
+    def _split_heads(self, tensor, rotary):
+        tensor = tensor.view(tensor.size()[:-1] + (self.num_attention_heads, self.head_dim))
+        return tensor if rotary else tensor.permute(0, 2, 1, 3)
+
+    def forward(self, hidden_states, attention_mask, position_ids):
+        query = self._split_heads(self.q_proj(hidden_states), True)
+        key = self._split_heads(self.k_proj(hidden_states), True)
+        value = self._split_heads(self.v_proj(hidden_states), False)
+        embed_positions = self.embed_positions.repeat(position_ids.shape[0], 1, 1)
+        repeated_position_ids = position_ids.unsqueeze(-1).repeat(1, 1, embed_positions.shape[-1])
+        sincos = torch.gather(embed_positions, 1, repeated_position_ids)
+        sin, cos = torch.split(sincos, sincos.shape[-1] // 2, dim=-1)
+        if self.rotary_dim is not None:
+            k_rot, k_pass = key[:, :, :, :self.rotary_dim], key[:, :, :, self.rotary_dim:]
+            q_rot, q_pass = query[:, :, :, :self.rotary_dim], query[:, :, :, self.rotary_dim:]
+            key = torch.cat([gptj_apply_rotary_pos_emb(k_rot, sin, cos), k_pass], dim=-1)
+            query = torch.cat([gptj_apply_rotary_pos_emb(q_rot, sin, cos), q_pass], dim=-1)
+        else:
+            key = gptj_apply_rotary_pos_emb(key, sin, cos)
+            query = gptj_apply_rotary_pos_emb(query, sin, cos)
+        key = key.permute(0, 2, 1, 3)
+        query = query.permute(0, 2, 1, 3)
+        attn_weights = torch.matmul(query.to(torch.float32), key.to(torch.float32).transpose(-1, -2)) / self.scale_attn
+        attn_weights = attn_weights + attention_mask[:, :, :, :key.shape[-2]]
+        attn_output = torch.matmul(F.softmax(attn_weights, dim=-1).to(value.dtype), value)
+        attn_output = attn_output.permute(0, 2, 1, 3).contiguous()
+        return self.out_proj(attn_output.view(attn_output.size()[:-2] + (self.embed_dim,)))
+
+
+class GPTJMLP(nn.Module):
+    def __init__(self, intermediate_size, c):
+        super().__init__()
+        self.fc_in = nn.Linear(c['n_embd'], intermediate_size)
+        self.fc_out = nn.Linear(intermediate_size, c['n_embd'])
+        self.act = NewGELUActivation()
+
+    def forward(self, hidden_states):
+        return self.fc_out(self.act(self.fc_in(hidden_states)))
+
+
+class GPTJBlock(nn.Module):
+    """Attention and MLP in parallel on one LayerNorm's output, both added to the residual."""
+
+    def __init__(self, c):
+        super().__init__()
+        inner_dim = c['n_inner'] if c['n_inner'] is not None else 4 * c['n_embd']
+        self.ln_1 = nn.LayerNorm(c['n_embd'], eps=c['layer_norm_epsilon'])
+        self.attn = GPTJAttention(c)
+        self.mlp = GPTJMLP(inner_dim, c)
+
+    def forward(self, hidden_states, attention_mask, position_ids):
+        residual = hidden_states
+        hidden_states = self.ln_1(hidden_states)
+        attn_outputs = self.attn(hidden_states, attention_mask, position_ids)
+        feed_forward_hidden_states = self.mlp(hidden_states)
+        return attn_outputs + feed_forward_hidden_states + residual
+
+
+class GPTJModel(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.wte = nn.Embedding(c['vocab_size'], c['n_embd'])
+        self.h = nn.ModuleList([GPTJBlock(c) for _ in range(c['n_layer'])])
+        self.ln_f = nn.LayerNorm(c['n_embd'], eps=c['layer_norm_epsilon'])
+
+    def forward(self, input_ids, attention_mask):
+        inputs_embeds = self.wte(input_ids)
+        batch_size, seq_length = input_ids.shape
+        cache_position = torch.arange(0, seq_length)
+        position_ids = cache_position.unsqueeze(0)
+        causal_mask = prepare_4d_causal_attention_mask_with_cache_position(
+            attention_mask, seq_length, attention_mask.shape[-1], inputs_embeds.dtype, cache_position, batch_size)
+        hidden_states = inputs_embeds
+        for block in self.h:
+            hidden_states = block(hidden_states, causal_mask, position_ids)
+        return self.ln_f(hidden_states)
+
+
+class GPTJForCausalLM(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.transformer = GPTJModel(c)
+        self.lm_head = nn.Linear(c['n_embd'], c['vocab_size'])  # not tied (tie_word_embeddings false), with a bias
+
+    def forward(self, input_ids, attention_mask):
+        return self.lm_head(self.transformer(input_ids, attention_mask))
+
+
+# ---- M2M100's encoder (modeling_m2m_100.py) and Speech2Text's (modeling_speech_to_text.py) -------
+
+class M2M100SinusoidalPositionalEmbedding(nn.Module):
+    """Sinusoidal positions of any length: the table (a non-persistent buffer) is made for
+    num_positions + offset rows (+ offset again inside make_weights) and made again, longer, in
+    forward when a sequence needs more rows; the row padding_idx is zeros."""
+
+    def __init__(self, num_positions, embedding_dim, padding_idx=None):
+        super().__init__()
+        self.offset = 2
+        self.embedding_dim = embedding_dim
+        self.padding_idx = padding_idx
+        self.make_weights(num_positions + self.offset, embedding_dim, padding_idx)
+
+    def make_weights(self, num_embeddings, embedding_dim, padding_idx=None):
+        emb_weights = self.get_embedding(num_embeddings + self.offset, embedding_dim, padding_idx)
+        self.register_buffer('weights', emb_weights, persistent=False)
+
+    @staticmethod
+    def get_embedding(num_embeddings, embedding_dim, padding_idx=None):
+        half_dim = embedding_dim // 2
+        emb = math.log(10000) / (half_dim - 1)
+        emb = torch.exp(torch.arange(half_dim, dtype=torch.int64).float() * -emb)
+        emb = torch.arange(num_embeddings, dtype=torch.int64).float().unsqueeze(1) * emb.unsqueeze(0)
+        emb = torch.cat([torch.sin(emb), torch.cos(emb)], dim=1).view(num_embeddings, -1)
+        if embedding_dim % 2 == 1:
+            emb = torch.cat([emb, torch.zeros(num_embeddings, 1)], dim=1)
+        if padding_idx is not None:
+            emb[padding_idx, :] = 0
+        return emb.to(torch.get_default_dtype())
+
+    @torch.no_grad()
+    def forward(self, input_ids):
+        bsz, seq_len = input_ids.size()
+        position_ids = create_position_ids_from_input_ids(input_ids, self.padding_idx)
+        max_pos = self.padding_idx + 1 + seq_len
+        if max_pos > self.weights.size(0):
+            self.make_weights(max_pos + self.offset, self.embedding_dim, self.padding_idx)
+        return self.weights.index_select(0, position_ids.view(-1)).view(bsz, seq_len, self.weights.shape[-1]).detach()
+
+
+class M2M100EncoderLayer(nn.Module):
+    """MBart's pre-norm encoder layer (M2M100's and Speech2Text's copy it): attention then the relu FFN."""
+
+    def __init__(self, c):
+        super().__init__()
+        d = c['d_model']
+        self.self_attn = Wav2Vec2Attention(d, c['encoder_attention_heads'])  # BartAttention
+        self.self_attn_layer_norm = nn.LayerNorm(d)
+        self.fc1 = nn.Linear(d, c['encoder_ffn_dim'])
+        self.fc2 = nn.Linear(c['encoder_ffn_dim'], d)
+        self.final_layer_norm = nn.LayerNorm(d)
+
+    def forward(self, hidden_states, attention_mask):
+        residual = hidden_states
+        hidden_states = self.self_attn(self.self_attn_layer_norm(hidden_states), attention_mask=attention_mask)
+        hidden_states = residual + hidden_states
+        residual = hidden_states
+        hidden_states = self.fc2(F.relu(self.fc1(self.final_layer_norm(hidden_states))))
+        return residual + hidden_states
+
+
+class M2M100Encoder(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.padding_idx = c['pad_token_id']
+        self.embed_scale = math.sqrt(c['d_model']) if c['scale_embedding'] else 1.0
+        self.embed_tokens = nn.Embedding(c['vocab_size'], c['d_model'], self.padding_idx)  # M2M100ScaledWordEmbedding's weight
+        self.embed_positions = M2M100SinusoidalPositionalEmbedding(c['max_position_embeddings'], c['d_model'], self.padding_idx)
+        self.layers = nn.ModuleList([M2M100EncoderLayer(c) for _ in range(c['encoder_layers'])])
+        self.layer_norm = nn.LayerNorm(c['d_model'])
+
+    def forward(self, input_ids, attention_mask):
+        inputs_embeds = self.embed_tokens(input_ids) * self.embed_scale
+        embed_pos = self.embed_positions(input_ids)
+        hidden_states = inputs_embeds + embed_pos
+        mask = expand_mask(attention_mask, inputs_embeds.dtype)
+        for layer in self.layers:
+            hidden_states = layer(hidden_states, mask)
+        return self.layer_norm(hidden_states)
+
+
+class Conv1dSubsampler(nn.Module):
+    """Speech2Text's front end: Conv1d layers of stride 2 (padding k // 2), each followed by a GLU
+    over the channels; T frames -> (T - 1) // 2 + 1 per layer."""
+
+    def __init__(self, c):
+        super().__init__()
+        self.num_layers = c['num_conv_layers']
+        self.in_channels = c['input_feat_per_channel'] * c['input_channels']
+        self.mid_channels = c['conv_channels']
+        self.out_channels = c['d_model']
+        self.kernel_sizes = c['conv_kernel_sizes']
+        self.conv_layers = nn.ModuleList(
+            nn.Conv1d(self.in_channels if i == 0 else self.mid_channels // 2,
+                      self.mid_channels if i < self.num_layers - 1 else self.out_channels * 2,
+                      kernel_size=k, stride=2, padding=k // 2)
+            for i, k in enumerate(self.kernel_sizes))
+
+    def forward(self, input_features):
+        hidden_states = input_features.transpose(1, 2).contiguous()  # -> B x (C x D) x T
+        for conv in self.conv_layers:
+            hidden_states = nn.functional.glu(conv(hidden_states), dim=1)
+        return hidden_states.transpose(1, 2).contiguous()  # -> B x T x (C x D)
+
+
+class Speech2TextEncoder(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.c = c
+        self.embed_scale = math.sqrt(c['d_model']) if c['scale_embedding'] else 1.0
+        self.conv = Conv1dSubsampler(c)
+        self.embed_positions = M2M100SinusoidalPositionalEmbedding(c['max_source_positions'], c['d_model'], c['pad_token_id'])
+        self.layers = nn.ModuleList([M2M100EncoderLayer(c) for _ in range(c['encoder_layers'])])
+        self.layer_norm = nn.LayerNorm(c['d_model'])
+
+    def _get_feat_extract_output_lengths(self, input_lengths):
+        for _ in range(self.c['num_conv_layers']):
+            input_lengths = (input_lengths - 1) // 2 + 1
+        return input_lengths
+
+    def _get_feature_vector_attention_mask(self, feature_vector_length, attention_mask):
+        if len(attention_mask.shape) > 2:
+            attention_mask = attention_mask[:, :, -1]
+        subsampled_lengths = self._get_feat_extract_output_lengths(attention_mask.sum(-1))
+        bsz = attention_mask.size()[0]
+        attention_mask = torch.zeros((bsz, feature_vector_length), dtype=attention_mask.dtype)
+        attention_mask[(torch.arange(bsz), subsampled_lengths - 1)] = 1
+        return attention_mask.flip([-1]).cumsum(-1).flip([-1]).long()
+
+    def forward(self, input_features, attention_mask):
+        inputs_embeds = self.embed_scale * self.conv(input_features)
+        attention_mask = self._get_feature_vector_attention_mask(inputs_embeds.shape[1], attention_mask)
+        padding_mask = attention_mask.ne(1).long()
+        embed_pos = self.embed_positions(padding_mask)
+        hidden_states = inputs_embeds + embed_pos
+        mask = expand_mask(attention_mask, inputs_embeds.dtype)
+        for layer in self.layers:
+            hidden_states = layer(hidden_states, mask)
+        return self.layer_norm(hidden_states)
+
+
+# ---- Funnel Transformer (modeling_funnel.py), the base model: embeddings and the pooling encoder ----
+
+FUNNEL_INF = 1e6
+
+
+class FunnelEmbeddings(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.word_embeddings = nn.Embedding(c['vocab_size'], c['d_model'], padding_idx=c['pad_token_id'])
+        self.layer_norm = nn.LayerNorm(c['d_model'], eps=c['layer_norm_eps'])
+
+    def forward(self, input_ids):
+        return self.layer_norm(self.word_embeddings(input_ids))
+
+
+class FunnelAttentionStructure(nn.Module):
+    """The relative_shift attention's inputs: the position vectors R of every block (computed at the
+    run's length), the token-type matrix, the mask and the cls mask, pooled block by block."""
+    cls_token_type_id = 2
+
+    def __init__(self, c):
+        super().__init__()
+        self.c = c
+
+    def init_attention_inputs(self, inputs_embeds, attention_mask, token_type_ids):
+        seq_len = inputs_embeds.size(1)
+        position_embeds = self.get_position_embeds(seq_len, inputs_embeds.dtype)
+        token_type_mat = self.token_type_ids_to_mat(token_type_ids)
+        cls_mask = F.pad(inputs_embeds.new_ones([seq_len - 1, seq_len - 1]), (1, 0, 1, 0)) if self.c['separate_cls'] else None
+        return (position_embeds, token_type_mat, attention_mask, cls_mask)
+
+    def token_type_ids_to_mat(self, token_type_ids):
+        token_type_mat = token_type_ids[:, :, None] == token_type_ids[:, None]
+        cls_ids = token_type_ids == self.cls_token_type_id
+        cls_mat = cls_ids[:, :, None] | cls_ids[:, None]
+        return cls_mat | token_type_mat
+
+    def get_position_embeds(self, seq_len, dtype):
+        d_model = self.c['d_model']
+        freq_seq = torch.arange(0, d_model // 2, 1.0, dtype=torch.int64).to(dtype)
+        inv_freq = 1 / (10000 ** (freq_seq / (d_model // 2)))
+        rel_pos_id = torch.arange(-seq_len * 2, seq_len * 2, 1.0, dtype=torch.int64).to(dtype)
+        zero_offset = seq_len * 2
+        sinusoid = rel_pos_id[:, None] * inv_freq[None]
+        pos_embed = torch.cat([torch.sin(sinusoid), torch.cos(sinusoid)], dim=-1)
+        pos = torch.arange(0, seq_len, dtype=torch.int64).to(dtype)
+        pooled_pos = pos
+        position_embeds_list = []
+        for block_index in range(0, len(self.c['block_sizes'])):
+            if block_index == 0:
+                position_embeds_pooling = None
+            else:
+                pooled_pos = self.stride_pool_pos(pos, block_index)
+                stride = 2 ** (block_index - 1)
+                rel_pos = self.relative_pos(pos, stride, pooled_pos, shift=2)
+                rel_pos = rel_pos[:, None] + zero_offset
+                rel_pos = rel_pos.expand(rel_pos.size(0), d_model)
+                position_embeds_pooling = torch.gather(pos_embed, 0, rel_pos)
+            pos = pooled_pos
+            stride = 2 ** block_index
+            rel_pos = self.relative_pos(pos, stride)
+            rel_pos = rel_pos[:, None] + zero_offset
+            rel_pos = rel_pos.expand(rel_pos.size(0), d_model)
+            position_embeds_no_pooling = torch.gather(pos_embed, 0, rel_pos)
+            position_embeds_list.append([position_embeds_no_pooling, position_embeds_pooling])
+        return position_embeds_list
+
+    def stride_pool_pos(self, pos_id, block_index):
+        if self.c['separate_cls']:
+            cls_pos = pos_id.new_tensor([-(2 ** block_index) + 1])
+            pooled_pos_id = pos_id[1:-1] if self.c['truncate_seq'] else pos_id[1:]
+            return torch.cat([cls_pos, pooled_pos_id[::2]], 0)
+        return pos_id[::2]
+
+    def relative_pos(self, pos, stride, pooled_pos=None, shift=1):
+        if pooled_pos is None:
+            pooled_pos = pos
+        ref_point = pooled_pos[0] - pos[0]
+        num_remove = shift * pooled_pos.shape[0]
+        max_dist = ref_point + num_remove * stride
+        min_dist = pooled_pos[0] - pos[-1]
+        return torch.arange(max_dist, min_dist - 1, -stride, dtype=torch.long)
+
+    def stride_pool(self, tensor, axis):
+        if tensor is None:
+            return None
+        if isinstance(axis, (list, tuple)):
+            for ax in axis:
+                tensor = self.stride_pool(tensor, ax)
+            return tensor
+        axis %= tensor.ndim
+        axis_slice = slice(None, -1, 2) if self.c['separate_cls'] and self.c['truncate_seq'] else slice(None, None, 2)
+        enc_slice = tuple([slice(None)] * axis + [axis_slice])
+        if self.c['separate_cls']:
+            cls_slice = tuple([slice(None)] * axis + [slice(None, 1)])
+            tensor = torch.cat([tensor[cls_slice], tensor], axis=axis)
+        return tensor[enc_slice]
+
+    def pool_tensor(self, tensor, mode='mean', stride=2):
+        if tensor is None:
+            return None
+        if self.c['separate_cls']:
+            suffix = tensor[:, :-1] if self.c['truncate_seq'] else tensor
+            tensor = torch.cat([tensor[:, :1], suffix], dim=1)
+        ndim = tensor.ndim
+        if ndim == 2:
+            tensor = tensor[:, None, :, None]
+        elif ndim == 3:
+            tensor = tensor[:, None, :, :]
+        stride = (stride, 1)
+        if mode == 'mean':
+            tensor = F.avg_pool2d(tensor, stride, stride=stride, ceil_mode=True)
+        elif mode == 'max':
+            tensor = F.max_pool2d(tensor, stride, stride=stride, ceil_mode=True)
+        else:  # min
+            tensor = -F.max_pool2d(-tensor, stride, stride=stride, ceil_mode=True)
+        if ndim == 2:
+            return tensor[:, 0, :, 0]
+        elif ndim == 3:
+            return tensor[:, 0]
+        return tensor
+
+    def pre_attention_pooling(self, output, attention_inputs):
+        position_embeds, token_type_mat, attention_mask, cls_mask = attention_inputs
+        if self.c['pool_q_only']:
+            token_type_mat = self.stride_pool(token_type_mat, 1)
+            cls_mask = self.stride_pool(cls_mask, 0)
+            output = self.pool_tensor(output, mode=self.c['pooling_type'])
+        else:
+            token_type_mat = self.stride_pool(token_type_mat, [1, 2])
+            cls_mask = self.stride_pool(cls_mask, [1, 2])
+            attention_mask = self.pool_tensor(attention_mask, mode='min')
+            output = self.pool_tensor(output, mode=self.c['pooling_type'])
+        return output, (position_embeds, token_type_mat, attention_mask, cls_mask)
+
+    def post_attention_pooling(self, attention_inputs):
+        position_embeds, token_type_mat, attention_mask, cls_mask = attention_inputs
+        if self.c['pool_q_only']:
+            token_type_mat = self.stride_pool(token_type_mat, 2)
+            cls_mask = self.stride_pool(cls_mask, 1)
+            attention_mask = self.pool_tensor(attention_mask, mode='min')
+        return (position_embeds, token_type_mat, attention_mask, cls_mask)
+
+
+def _relative_shift_gather(positional_attn, context_len, shift):
+    batch_size, n_head, seq_len, max_rel_len = positional_attn.shape
+    positional_attn = torch.reshape(positional_attn, [batch_size, n_head, max_rel_len, seq_len])
+    positional_attn = positional_attn[:, :, shift:, :]
+    positional_attn = torch.reshape(positional_attn, [batch_size, n_head, seq_len, max_rel_len - shift])
+    return positional_attn[..., :context_len]
+
+
+class FunnelRelMultiheadAttention(nn.Module):
+    def __init__(self, c, block_index):
+        super().__init__()
+        self.c = c
+        self.block_index = block_index
+        d_model, n_head, d_head = c['d_model'], c['n_head'], c['d_head']
+        self.q_head = nn.Linear(d_model, n_head * d_head, bias=False)
+        self.k_head = nn.Linear(d_model, n_head * d_head)
+        self.v_head = nn.Linear(d_model, n_head * d_head)
+        self.r_w_bias = nn.Parameter(torch.zeros([n_head, d_head]))
+        self.r_r_bias = nn.Parameter(torch.zeros([n_head, d_head]))
+        self.r_kernel = nn.Parameter(torch.zeros([d_model, n_head, d_head]))
+        self.r_s_bias = nn.Parameter(torch.zeros([n_head, d_head]))
+        self.seg_embed = nn.Parameter(torch.zeros([2, n_head, d_head]))
+        self.post_proj = nn.Linear(n_head * d_head, d_model)
+        self.layer_norm = nn.LayerNorm(d_model, eps=c['layer_norm_eps'])
+        self.scale = 1.0 / (d_head ** 0.5)
+
+    def relative_positional_attention(self, position_embeds, q_head, context_len, cls_mask=None):
+        shift = 2 if q_head.shape[1] != context_len else 1
+        r = position_embeds[self.block_index][shift - 1]
+        v = self.r_r_bias * self.scale
+        w_r = self.r_kernel
+        r_head = torch.einsum('td,dnh->tnh', r, w_r)
+        positional_attn = torch.einsum('binh,tnh->bnit', q_head + v, r_head)
+        positional_attn = _relative_shift_gather(positional_attn, context_len, shift)
+        if cls_mask is not None:
+            positional_attn *= cls_mask
+        return positional_attn
+
+    def relative_token_type_attention(self, token_type_mat, q_head, cls_mask=None):
+        batch_size, seq_len, context_len = token_type_mat.shape
+        r_s_bias = self.r_s_bias * self.scale
+        token_type_bias = torch.einsum('bind,snd->bnis', q_head + r_s_bias, self.seg_embed)
+        token_type_mat = token_type_mat[:, None].expand([batch_size, q_head.shape[2], seq_len, context_len])
+        diff_token_type, same_token_type = torch.split(token_type_bias, 1, dim=-1)
+        token_type_attn = torch.where(token_type_mat, same_token_type.expand(token_type_mat.shape),
+                                      diff_token_type.expand(token_type_mat.shape))
+        if cls_mask is not None:
+            token_type_attn *= cls_mask
+        return token_type_attn
+
+    def forward(self, query, key, value, attention_inputs):
+        position_embeds, token_type_mat, attention_mask, cls_mask = attention_inputs
+        batch_size, seq_len, _ = query.shape
+        context_len = key.shape[1]
+        n_head, d_head = self.c['n_head'], self.c['d_head']
+        q_head = self.q_head(query).view(batch_size, seq_len, n_head, d_head)
+        k_head = self.k_head(key).view(batch_size, context_len, n_head, d_head)
+        v_head = self.v_head(value).view(batch_size, context_len, n_head, d_head)
+        q_head = q_head * self.scale
+        r_w_bias = self.r_w_bias * self.scale
+        content_score = torch.einsum('bind,bjnd->bnij', q_head + r_w_bias, k_head)
+        positional_attn = self.relative_positional_attention(position_embeds, q_head, context_len, cls_mask)
+        token_type_attn = self.relative_token_type_attention(token_type_mat, q_head, cls_mask)
+        attn_score = content_score + positional_attn + token_type_attn
+        attn_score = attn_score - FUNNEL_INF * (1 - attention_mask[:, None, None].float())
+        attn_prob = torch.softmax(attn_score, dim=-1)
+        attn_vec = torch.einsum('bnij,bjnd->bind', attn_prob, v_head)
+        attn_out = self.post_proj(attn_vec.reshape(batch_size, seq_len, n_head * d_head))
+        return self.layer_norm(query + attn_out)
+
+
+class FunnelPositionwiseFFN(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.linear_1 = nn.Linear(c['d_model'], c['d_inner'])
+        self.activation_function = NewGELUActivation()
+        self.linear_2 = nn.Linear(c['d_inner'], c['d_model'])
+        self.layer_norm = nn.LayerNorm(c['d_model'], c['layer_norm_eps'])
+
+    def forward(self, hidden):
+        return self.layer_norm(hidden + self.linear_2(self.activation_function(self.linear_1(hidden))))
+
+
+class FunnelLayer(nn.Module):
+    def __init__(self, c, block_index):
+        super().__init__()
+        self.attention = FunnelRelMultiheadAttention(c, block_index)
+        self.ffn = FunnelPositionwiseFFN(c)
+
+    def forward(self, query, key, value, attention_inputs):
+        return self.ffn(self.attention(query, key, value, attention_inputs))
+
+
+class FunnelEncoder(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.c = c
+        self.attention_structure = FunnelAttentionStructure(c)
+        self.blocks = nn.ModuleList([nn.ModuleList([FunnelLayer(c, block_index) for _ in range(block_size)])
+                                     for block_index, block_size in enumerate(c['block_sizes'])])
+
+    def forward(self, inputs_embeds, attention_mask, token_type_ids):
+        attention_mask = attention_mask.type_as(inputs_embeds)
+        attention_inputs = self.attention_structure.init_attention_inputs(inputs_embeds, attention_mask, token_type_ids)
+        hidden = inputs_embeds
+        block_repeats = self.c['block_repeats'] or [1] * len(self.c['block_sizes'])
+        for block_index, block in enumerate(self.blocks):
+            pooling_flag = hidden.size(1) > (2 if self.c['separate_cls'] else 1)
+            pooling_flag = pooling_flag and block_index > 0
+            if pooling_flag:
+                pooled_hidden, attention_inputs = self.attention_structure.pre_attention_pooling(hidden, attention_inputs)
+            for layer_index, layer in enumerate(block):
+                for repeat_index in range(block_repeats[block_index]):
+                    do_pooling = (repeat_index == 0) and (layer_index == 0) and pooling_flag
+                    if do_pooling:
+                        query = pooled_hidden
+                        key = value = hidden if self.c['pool_q_only'] else pooled_hidden
+                    else:
+                        query = key = value = hidden
+                    hidden = layer(query, key, value, attention_inputs)
+                    if do_pooling:
+                        attention_inputs = self.attention_structure.post_attention_pooling(attention_inputs)
+        return hidden
+
+
+class FunnelBaseModel(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.embeddings = FunnelEmbeddings(c)
+        self.encoder = FunnelEncoder(c)
+
+    def forward(self, input_ids, attention_mask, token_type_ids):
+        return self.encoder(self.embeddings(input_ids), attention_mask, token_type_ids)
+
+
 # ---- fixtures ------------------------------------------------------------------------------------
 
 # (batch, seq) of every token model's cases: the traced case (3, 6) first, then 1, odd lengths,
@@ -5788,6 +6347,101 @@ def make_pvt_v2_linear():
     return pvt_v2_fixture('pvt_v2_linear', 'PvtV2ForImageClassification (eval) with linear_attention (pvt_v2_b2_linear\'s): '
                           'keys and values from the tokens as [b, c, h, w] adaptive-average-pooled to 7 x 7, a 1 x 1 conv, '
                           'LayerNorm and gelu; a ReLU before the FFN\'s depthwise conv', PVT_V2_LINEAR_SIZES, linear_attention=True)
+
+
+@model
+def make_gptj():
+    c = {'vocab_size': 64, 'n_positions': 128, 'n_embd': 32, 'n_layer': 2, 'n_head': 4, 'rotary_dim': 4, 'n_inner': None,
+         'activation_function': 'gelu_new', 'layer_norm_epsilon': 1e-5, 'tie_word_embeddings': False}
+    return fixture('gptj', 'GPTJForCausalLM (eager, no cache): rotary on the first rotary_dim 4 of each head\'s 8 channels, '
+                   'interleaved (rotate_every_two: stack((-x2, x1), -1).flatten(-2); sin and cos repeat_interleave\'d), '
+                   'read from the sin/cos table by gather at the position ids, scores divided by sqrt(head_dim), GPT-J\'s '
+                   'causal mask with the padding mask written in, attention and gelu_new MLP in parallel on ln_1, an '
+                   'lm_head of its own with a bias',
+                   c, GPTJForCausalLM(c), {'input_ids': ['batch', 'seq'], 'attention_mask': ['batch', 'seq']},
+                   token_cases(c['vocab_size'], mask_step=3), ['logits'])
+
+
+# M2M100's lengths around its position table: max_position_embeddings 16 makes 16 + 2 + 2 = 20 rows;
+# a length T needs padding_idx + 1 + T = T + 2 of them, so from 19 on forward makes the table again,
+# longer (18 the last length without).
+M2M100_SIZES = [(3, 6), (1, 1), (2, 7), (2, 13), (1, 18), (2, 19), (1, 30), (1, 120)]
+
+
+@model
+def make_m2m100():
+    c = {'vocab_size': 64, 'd_model': 32, 'encoder_layers': 2, 'encoder_attention_heads': 4, 'encoder_ffn_dim': 64,
+         'max_position_embeddings': 16, 'scale_embedding': True, 'pad_token_id': 1, 'activation_function': 'relu'}
+    return fixture('m2m100', 'M2M100Encoder (eager): token embeddings times sqrt(d_model), sinusoidal positions read at '
+                   'create_position_ids_from_input_ids (a cumsum of input_ids != pad, padding_idx at the padding) from a '
+                   'table of max_position_embeddings + 4 rows made again, longer, when a sequence needs more (from 19 '
+                   'tokens here), pre-norm layers (BartAttention with the expanded padding mask, relu FFN), layer_norm',
+                   c, M2M100Encoder(c), {'input_ids': ['batch', 'seq'], 'attention_mask': ['batch', 'seq']},
+                   token_cases(c['vocab_size'], mask_step=3, pad_token=c['pad_token_id'], sizes=M2M100_SIZES),
+                   ['last_hidden_state'])
+
+
+# Speech2Text's frames: two stride-2 convs make T -> (T - 1) // 2 + 1 twice (1 -> 1, 5 -> 2, 8 -> 2,
+# 9 -> 3, 13 -> 4, 72 -> 18, 73 -> 19); the position table holds 16 + 4 = 20 rows, and T' frames
+# need T' + 2 of them, so from 73 frames (19 out) forward makes it again, longer.
+SPEECH2TEXT_SIZES = [(3, 24), (1, 1), (2, 5), (1, 8), (2, 9), (2, 13), (1, 72), (2, 73), (1, 200)]
+
+
+@model
+def make_speech2text():
+    c = {'d_model': 32, 'encoder_layers': 2, 'encoder_attention_heads': 4, 'encoder_ffn_dim': 64, 'max_source_positions': 16,
+         'scale_embedding': True, 'pad_token_id': 1, 'num_conv_layers': 2, 'conv_kernel_sizes': [5, 5], 'conv_channels': 16,
+         'input_feat_per_channel': 8, 'input_channels': 1, 'activation_function': 'relu'}
+    cases = []
+    for i, (b, t) in enumerate(SPEECH2TEXT_SIZES):
+        cases.append(({'batch': b, 'frames': t}, [image_input('input_features', (b, t, 8), 300 + i),
+                                                  ('attention_mask', padding_mask(b, t, max(1, t // 3)))]))
+    return fixture('speech2text', 'Speech2TextEncoder (eager): Conv1dSubsampler (two Conv1d of kernel 5, stride 2, padding 2, '
+                   'each followed by a GLU over the channels), times sqrt(d_model); the frames\' attention mask made from '
+                   'the input mask\'s lengths ((L - 1) // 2 + 1 per conv) by writing a 1 at each row\'s last frame into '
+                   'zeros (index assignment) and flip/cumsum/flip; sinusoidal positions of attention_mask.ne(1) (so the '
+                   'padded frames read the padding row, zeros) from a table of max_source_positions + 4 rows made again, '
+                   'longer, when needed (from 73 frames here); M2M100\'s pre-norm layers, layer_norm',
+                   c, Speech2TextEncoder(c), {'input_features': ['batch', 'frames', None], 'attention_mask': ['batch', 'frames']},
+                   cases, ['last_hidden_state'])
+
+
+# Funnel's lengths: three blocks of one layer, each after the first pooling (separate_cls and
+# truncate_seq: T -> ceil(T / 2), the last token dropped and the CLS kept) when the sequence holds more
+# than 2 tokens; below 5 upstream itself fails (the position vectors are made for three blocks). The
+# traced 11 (11 -> 6 -> 3), the least 5 (5 -> 3 -> 2), then every parity at each block: 6 (3, 2),
+# 7 (4, 2), 8 (4, 2), 9 (5, 3), 10 (5, 3), 13 (7, 4), 30 (15, 8) and 120 (60, 30).
+FUNNEL_SIZES = [(3, 11), (1, 5), (2, 6), (2, 7), (1, 8), (2, 9), (1, 10), (2, 13), (1, 30), (1, 120)]
+
+
+def funnel_token_types(b, t):
+    """[b, t] int64: the CLS token's type 2 at position 0, then segment 0 and, from the middle (row i
+    moved by i), segment 1, as a tokenized pair of sentences."""
+    types = torch.zeros((b, t), dtype=torch.long)
+    for i in range(b):
+        types[i, max(1, t // 2 + i):] = 1
+    types[:, 0] = 2
+    return types
+
+
+@model
+def make_funnel():
+    c = {'vocab_size': 64, 'd_model': 32, 'n_head': 4, 'd_head': 8, 'd_inner': 64, 'block_sizes': [1, 1, 1], 'block_repeats': None,
+         'layer_norm_eps': 1e-9, 'separate_cls': True, 'truncate_seq': True, 'pool_q_only': True, 'pooling_type': 'mean',
+         'pad_token_id': 0, 'attention_type': 'relative_shift', 'hidden_act': 'gelu_new'}
+    cases = []
+    for b, t in FUNNEL_SIZES:
+        mask = padding_mask(b, t, max(1, t // 4))
+        cases.append(({'batch': b, 'seq': t}, [('input_ids', torch.randint(1, c['vocab_size'], (b, t)) * mask),
+                                               ('attention_mask', mask), ('token_type_ids', funnel_token_types(b, t))]))
+    return fixture('funnel', 'FunnelBaseModel (eval): embeddings and LayerNorm, three blocks of one layer; before blocks 1 and 2 '
+                   'the sequence is mean-pooled by 2 (avg_pool2d, ceil_mode) keeping the CLS token apart and dropping the last '
+                   'token (separate_cls, truncate_seq), queries only (pool_q_only), the token-type matrix, cls mask and mask '
+                   'pooled after; relative_shift attention: the position vectors R of every block computed at the run\'s '
+                   'length (gather from a sinusoid table at arange(max_dist, min_dist - 1, -stride)), the positional scores '
+                   'shifted by reshape/slice (_relative_shift_gather), token-type scores by where, the mask as - 1e6',
+                   c, FunnelBaseModel(c), {'input_ids': ['batch', 'seq'], 'attention_mask': ['batch', 'seq'], 'token_type_ids': ['batch', 'seq']},
+                   cases, ['last_hidden_state'])
 
 
 if __name__ == '__main__':

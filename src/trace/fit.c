@@ -496,17 +496,21 @@ static int periodic(om_lower *l, const pool *p, int i, const int64_t *a, int n, 
 
 static bool seen_at(const om_trace *tr, const int64_t *v, const int64_t (*at)[64], int n);
 
-/* g(R) of a symbol's size E where R = (E + s) mod w (E + s - w * floor((E + s) / w)) and g is
- * m * floor((c * R + b) / k) + d: the nested forms real code writes after a remainder, half or a
- * third of a split's last piece ((T - 1) % 8 + 1) / 2, the two halves of a window's padding
- * ((w - T % w) % w) >> 1 and its rest, Math.ceil(((T + 2) % 5) / 3). The points must be a function
- * of E mod w (the smallest such w), and every residue must have been seen at two sizes or more (a
- * table of w values, each checked once): then any g that gives the table gives every size, as the
- * value depends on the residue alone; g is searched over the table. Where the points are such a
- * function at TABLE_PAIRS residues seen twice and some residues are missing, sizes near the example
- * with them are asked for (OM_FIT_AMBIGUOUS, at); OM_FIT_NONE when no w fits or no g gives the
- * table. E is a symbol, or of a multiple (om.Dim's multipleOf, a range narrowed to even sizes) its
- * variable seq / m, so that a point is a run's variables. */
+/* c1 * E + g(R) of a symbol's size E where R = (E + s) mod w (E + s - w * floor((E + s) / w)) and
+ * g is m * floor((c * R + b) / k) + d: the nested forms real code writes after a remainder, half or
+ * a third of a split's last piece ((T - 1) % 8 + 1) / 2, the two halves of a window's padding
+ * ((w - T % w) % w) >> 1 and its rest, Math.ceil(((T + 2) % 5) / 3); and with a slope c1 (the
+ * difference of two points at one residue over their distance, an integer), sums of floor
+ * divisions by divisors of w, Funnel's relative positions ceil(T / 2) + 2 * ceil(T / 4), which is
+ * T + (0, 2, 1, 1)[T mod 4]. The points less c1 * E must be a function of E mod w (the smallest
+ * such w), and every residue must have been seen at two sizes or more (a table of w values, each
+ * checked once): then any g that gives the table gives every size, as the value less c1 * E
+ * depends on the residue alone; g is searched over the table. Where the points are such a function
+ * at TABLE_PAIRS residues seen twice (with a slope, at one: its line is checked by the points of
+ * that residue) and some residues are missing, sizes near the example with them are asked for
+ * (OM_FIT_AMBIGUOUS, at); OM_FIT_NONE when no w fits or no g gives the table. E is a symbol, or of
+ * a multiple (om.Dim's multipleOf, a range narrowed to even sizes) its variable seq / m, so that a
+ * point is a run's variables. */
 static int residue_table(om_lower *l, const pool *p, const int64_t *a, int n, int64_t (*at)[64], int *n_at) {
   om_trace *tr = l->tr;
   int64_t v0[64];
@@ -520,19 +524,24 @@ static int residue_table(om_lower *l, const pool *p, const int64_t *a, int n, in
     if (i == p->near) continue;
     const int64_t *E = p->e[i];
     for (int64_t w = 2; w <= K_MAX; w++) {
-      int64_t t[K_MAX] = {0}, first[K_MAX] = {0};
+      int64_t t[K_MAX] = {0}, first[K_MAX] = {0}, c1 = 0;
       int seen[K_MAX] = {0}, pairs = 0, all = 0;
       bool ok = true;
+      /* the slope: the first two points at one residue (0 where they differ by no multiple of their distance) */
+      for (int r = 1; r < n && !c1; r++)
+        for (int q = 0; q < r && !c1; q++)
+          if (E[q] != E[r] && (((E[r] - E[q]) % w) + w) % w == 0 && (a[r] - a[q]) % (E[r] - E[q]) == 0)
+            c1 = (a[r] - a[q]) / (E[r] - E[q]);
       for (int r = 0; r < n && ok; r++) {
-        int64_t rho = ((E[r] % w) + w) % w;
-        if (!seen[rho]) t[rho] = a[r], first[rho] = E[r], seen[rho] = 1;
-        else if (t[rho] != a[r]) ok = false;
+        int64_t rho = ((E[r] % w) + w) % w, v = a[r] - c1 * E[r];
+        if (!seen[rho]) t[rho] = v, first[rho] = E[r], seen[rho] = 1;
+        else if (t[rho] != v) ok = false;
         else if (E[r] != first[rho] && seen[rho] == 1) seen[rho] = 2, pairs++;
       }
       if (!ok) continue;
       for (int64_t rho = 0; rho < w; rho++) all += seen[rho] == 2;
       if (all < w) { /* the smallest w the points are a function of the residue of: the sizes missing */
-        if (pairs < TABLE_PAIRS || !at) return OM_FIT_NONE;
+        if (pairs < (c1 ? 1 : TABLE_PAIRS) || !at) return OM_FIT_NONE;
         *n_at = 0;
         for (int64_t rho = 0; rho < w && *n_at < OM_AT_MAX; rho++)
           for (int64_t x = v0[k] + 1; seen[rho] < 2 && x <= sym->vmax && x < v0[k] + 1 + 4 * w && *n_at < OM_AT_MAX; x++) {
@@ -558,7 +567,7 @@ static int residue_table(om_lower *l, const pool *p, const int64_t *a, int n, in
                 int sh = om__x_lin(tr, 1, e, 0, -1, s), f = sh < 0 ? -1 : om__x_floordiv(tr, sh, w);
                 int R = f < 0 ? -1 : om__x_lin(tr, 1, sh, -w, f, 0);
                 int num = R < 0 ? -1 : om__x_lin(tr, c, R, 0, -1, b), g = num < 0 ? -1 : om__x_floordiv(tr, num, q);
-                return g < 0 ? OM_FIT_ERROR : om__x_lin(tr, m, g, 0, -1, d);
+                return g < 0 ? OM_FIT_ERROR : om__x_lin(tr, m, g, c1, c1 ? e : -1, d);
               }
       return OM_FIT_NONE;
     }

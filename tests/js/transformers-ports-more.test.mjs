@@ -12,7 +12,8 @@ import assert from 'node:assert/strict';
 import * as om from 'onemodel';
 import { memoryHooks, withTraced } from './helpers.mjs';
 import { economy } from '../../tools/graph_economy.mjs';
-import { loadFixture, matchesEagerly, ranges, tracesEverywhere } from './transformers-ports.mjs';
+import { caseInputs, loadFixture, loadPort, matchesEagerly, ranges, run, tracesEverywhere } from './transformers-ports.mjs';
+import { caseOutputs, sizesText } from './families.mjs';
 import { PhiForCausalLM } from '../../examples/transformers/phi.mjs';
 import { GemmaForCausalLM } from '../../examples/transformers/gemma.mjs';
 import { CLIPTextModel } from '../../examples/transformers/clip_text.mjs';
@@ -68,36 +69,37 @@ describe('More Hugging Face ports traced once with symbolic axes, run in onnxrun
   }, phiAxes));
 
   // The rotary tables are cached to max_position_embeddings rows and made again, as a new buffer,
-  // for a longer sequence (examples/transformers/phi.mjs, PhiRotaryEmbedding.forward): the first
-  // run above 128 leaves the model with its own tables, so every later run (the record run too)
-  // reads a tensor that run made. The refusal names that: the slice of the cached table in
-  // phi.mjs, the run's sizes, and the declaration of the sizes the runs saw before it, which holds.
-  test('phi: without a declared maximum the trace is refused at the slice of the tables the model made again, with a declaration that holds', () => {
+  // for a longer sequence (examples/transformers/phi.mjs, PhiRotaryEmbedding.forward). om.trace puts
+  // the model's fields back before each of its runs, so no run reads the tables another run made:
+  // undeclared, the graph is an If on the length, the cached tables' rows up to 128 and the tables
+  // made at the run's length past it (once refused: the first run above 128 left the model with its
+  // own tables for the recording run), right on both sides; the model keeps its own tables.
+  test('phi: without a declared maximum, an If on the length: the cached tables up to max_position_embeddings, made again past it, right on both sides', async (t) => {
     const fx = loadFixture('phi');
-    // two models: the runs of the refused trace leave the first with the tables they made
-    const [model, again] = [new PhiForCausalLM(fx.config).eval(), new PhiForCausalLM(fx.config).eval()];
+    const model = loadPort(PORTS.phi, 'phi', fx);
     try {
-      om.tidy(() => {
-        const [ids, mask] = fx.cases[fx.trace_case].inputs.map((e) => om.tensor(e.data.map(BigInt), { dtype: 'int64', shape: e.shape }));
-        const trace = (seq, m = model) => om.trace(m, { input_ids: [ids, ['batch', seq]], attention_mask: [mask, ['batch', seq]] });
-        let decl;
-        assert.throws(() => trace('seq'), (e) => {
-          assert.ok(e instanceof om.TraceError && e.kind === 'SymbolicShape', String(e));
-          assert.match(e.message, /^slice \(call \d+\): the model reads a tensor it made in its run at batch=\d+, seq=(\d+) and kept \(state it changes at some sizes, such as a table cached to a size and made again for a larger one\)/);
-          assert.ok(Number(/seq=(\d+)/.exec(e.message)[1]) > fx.config.max_position_embeddings, 'the run that made the tables again is past the cached rows');
-          decl = /declare om\.Dim\('seq', \{ min: 1, max: (\d+) \}\), up to the size its state holds \(at file:[^)]*examples\/transformers\/phi\.mjs:57:\d+\)$/.exec(e.message);
-          assert.ok(decl, `the declaration, then phi.mjs's line of the slice of cos_cached: ${e.message}`);
-          return true;
-        });
-        const max = Number(decl[1]);
-        assert.ok(max >= ids.shape[1] && max <= fx.config.max_position_embeddings, `max ${max}: the example and no size past the cached rows`);
-        const tm = trace(om.Dim('seq', { max }), again);
-        assert.deepEqual(ranges(tm), { batch: [1, Infinity, null], seq: [1, max, null] });
-        tm.dispose();
+      const rotaryEmb = model.model.layers[0].self_attn.rotary_emb, cached = rotaryEmb.cos_cached;
+      await withTraced((keep) => {
+        const at = fx.cases[fx.trace_case];
+        const examples = caseInputs(at);
+        const tm = om.trace(model, { input_ids: [examples.input_ids, ['batch', 'seq']], attention_mask: [examples.attention_mask, ['batch', 'seq']] }, { outputNames: PORTS.phi.outputs });
+        assert.equal(rotaryEmb.cos_cached, cached, 'the model keeps the tables it had');
+        assert.deepEqual(ranges(tm), { batch: [1, Infinity, null], seq: [1, Infinity, null] });
+        assert.deepEqual(tm.symbols.find((s) => s.name === 'seq').branches, [{ min: 1, max: 128 }, { min: 129, max: Infinity }]);
+        keep(tm, examples, run(model, examples), 'eager at the traced size', model);
+        for (const c of fx.cases) keep(tm, caseInputs(c), Object.values(caseOutputs(c)), `PyTorch at ${sizesText(c.sizes)}`);
+        for (const T of [128, 129, 300]) { // each side of the cached rows, against a model as loaded
+          const fresh = loadPort(PORTS.phi, 'phi', fx);
+          try {
+            const feeds = { input_ids: om.arange(0, T, { dtype: 'int64' }).remainder(fx.config.vocab_size).view(1, T), attention_mask: om.ones([1, T], { dtype: 'int64' }) };
+            keep(tm, feeds, run(fresh, feeds), `eager at seq=${T}`);
+          } finally {
+            fresh.dispose();
+          }
+        }
       });
     } finally {
       model.dispose();
-      again.dispose();
     }
   });
 
