@@ -38,28 +38,28 @@ const PROBES = [
     bytes: onnxBytes({ nodes: [{ op: 'Transpose', inputs: ['x'], outputs: ['xt'] }, { op: 'Add', inputs: ['x', 'xt'], outputs: ['e'] },
                                { op: 'Concat', inputs: ['e', 'e', 'e'], outputs: ['y'], ints: { axis: 0 } }],
                        inputs: [{ name: 'x', dims: ['n', 1] }], outputs: ['y'] }) },
-  { node: 'Resize_0 (Resize)', big: [1, 1, 64, 64], small: [1, 1, 1, 2], // scales 1000: 64,000 x 64,000, 16 GiB
-    eager: (x) => F.interpolate(x, { scaleFactor: [1000, 1000], mode: 'nearest' }),
+  { node: 'Resize_0 (Resize)', big: [1, 1, 256, 256], small: [1, 1, 1, 2], // scales 300: 76,800 x 76,800, 22 GiB
+    eager: (x) => F.interpolate(x, { scaleFactor: [300, 300], mode: 'nearest' }),
     bytes: onnxBytes({ nodes: [{ op: 'Resize', inputs: ['x', '', 's'], outputs: ['y'], strings: { mode: 'nearest' } }],
-                       inputs: [{ name: 'x', dims: [1, 1, 'h', 'w'] }], outputs: ['y'], inits: [{ name: 's', dtype: 'float32', dims: [4], values: [1, 1, 1000, 1000] }] }) },
+                       inputs: [{ name: 'x', dims: [1, 1, 'h', 'w'] }], outputs: ['y'], inits: [{ name: 's', dtype: 'float32', dims: [4], values: [1, 1, 300, 300] }] }) },
   { node: "run: output 'y'", big: [1 << 16, 1], small: [2, 1], eager: (x) => x.expand([x.shape[0], 1 << 15]), // 8 GiB
     bytes: onnxBytes({ nodes: [{ op: 'Expand', inputs: ['x', 's'], outputs: ['y'] }], inputs: [{ name: 'x', dims: ['n', 1] }], outputs: ['y'], inits: [i64('s', [1, 1 << 15])] }) },
-  { node: 'Tile_0 (Tile)', big: [1 << 10, 1], small: [1, 1], eager: (x) => x.repeat([1 << 10, 1 << 10]), // 4 GiB
-    bytes: onnxBytes({ nodes: [{ op: 'Tile', inputs: ['x', 'r'], outputs: ['y'] }], inputs: [{ name: 'x', dims: ['n', 1] }], outputs: ['y'], inits: [i64('r', [1 << 10, 1 << 10])] }) },
+  { node: 'Tile_0 (Tile)', big: [128, 128], small: [1, 2], eager: (x) => x.repeat([1 << 8, 1 << 8]), // 4 GiB
+    bytes: onnxBytes({ nodes: [{ op: 'Tile', inputs: ['x', 'r'], outputs: ['y'] }], inputs: [{ name: 'x', dims: ['n', 'm'] }], outputs: ['y'], inits: [i64('r', [1 << 8, 1 << 8])] }) },
   { node: 'Gather_0 (Gather)', big: [1, 1 << 16], small: [1, 3], // 2^14 rows of 2^16: 4 GiB
     eager: (x) => x.expand([1 << 14, x.shape[1]]),
     bytes: onnxBytes({ nodes: [{ op: 'Gather', inputs: ['x', 'i'], outputs: ['y'], ints: { axis: 0 } }], inputs: [{ name: 'x', dims: [1, 'm'] }], outputs: ['y'],
                        inits: [i64('i', new Array(1 << 14).fill(0))] }) },
-  { node: 'Pad_0 (Pad)', big: [1 << 10, 1], small: [2, 1], eager: (x) => F.pad(x, [0, 1 << 20]), // 2^20 columns of 2^10 rows: 4 GiB
-    bytes: onnxBytes({ nodes: [{ op: 'Pad', inputs: ['x', 'p'], outputs: ['y'] }], inputs: [{ name: 'x', dims: ['n', 1] }], outputs: ['y'], inits: [i64('p', [0, 0, 0, 1 << 20])] }) },
-  { node: 'ConstantOfShape_2 (ConstantOfShape)', big: [1 << 13], small: [1], eager: (x) => om.zeros([x.shape[0] << 20]), // folded: 2^33 elements (value left out: 0)
-    bytes: onnxBytes({ nodes: [{ op: 'Shape', inputs: ['x'], outputs: ['s'] }, { op: 'Mul', inputs: ['s', 'k'], outputs: ['n'] },
+  { node: 'Pad_0 (Pad)', big: [1 << 18, 1], small: [2, 1], eager: (x) => F.pad(x, [0, 1 << 12]), // 4097 columns of 2^18 rows: 4 GiB
+    bytes: onnxBytes({ nodes: [{ op: 'Pad', inputs: ['x', 'p'], outputs: ['y'] }], inputs: [{ name: 'x', dims: ['n', 1] }], outputs: ['y'], inits: [i64('p', [0, 0, 0, 1 << 12])] }) },
+  { node: 'ConstantOfShape_3 (ConstantOfShape)', big: [1 << 12], small: [2], eager: (x) => om.zeros([x.shape[0] * x.shape[0] * 1024]), // folded: 2^34 elements (value left out: 0)
+    bytes: onnxBytes({ nodes: [{ op: 'Shape', inputs: ['x'], outputs: ['s'] }, { op: 'Mul', inputs: ['s', 's'], outputs: ['ss'] }, { op: 'Mul', inputs: ['ss', 'k'], outputs: ['n'] },
                                { op: 'ConstantOfShape', inputs: ['n'], outputs: ['y'] }],
-                       inputs: [{ name: 'x', dims: ['n'] }], outputs: ['y'], inits: [i64('k', [1 << 20])] }) },
-  { node: 'Range_3 (Range)', big: [1 << 11], small: [1], eager: (x) => om.arange(x.shape[0] << 20), // folded: 2^31 int64, 16 GiB
-    bytes: onnxBytes({ nodes: [{ op: 'Shape', inputs: ['x'], outputs: ['s'] }, { op: 'Mul', inputs: ['s', 'k'], outputs: ['m'] },
+                       inputs: [{ name: 'x', dims: ['n'] }], outputs: ['y'], inits: [i64('k', [1024])] }) },
+  { node: 'Range_4 (Range)', big: [1 << 11], small: [2], eager: (x) => om.arange(x.shape[0] * x.shape[0] * 1024), // folded: 2^32 int64, 32 GiB
+    bytes: onnxBytes({ nodes: [{ op: 'Shape', inputs: ['x'], outputs: ['s'] }, { op: 'Mul', inputs: ['s', 's'], outputs: ['ss'] }, { op: 'Mul', inputs: ['ss', 'k'], outputs: ['m'] },
                                { op: 'Squeeze', inputs: ['m', 'a'], outputs: ['n'] }, { op: 'Range', inputs: ['z', 'n', 'one'], outputs: ['y'] }],
-                       inputs: [{ name: 'x', dims: ['n'] }], outputs: ['y'], inits: [i64('k', [1 << 20]), i64('a', [0]), i64('z', [0], []), i64('one', [1], [])] }) },
+                       inputs: [{ name: 'x', dims: ['n'] }], outputs: ['y'], inits: [i64('k', [1024]), i64('a', [0]), i64('z', [0], []), i64('one', [1], [])] }) },
   { node: 'Loop_2 (Loop)', big: [40], small: [3], // the body doubles v at each of n iterations: 40 x 2^40 at n = 40
     eager: (x) => { let v = x; for (let k = 0; k < x.shape[0]; k++) v = om.cat([v, v], 0); return v; },
     bytes: onnxBytes({ nodes: [{ op: 'Shape', inputs: ['x'], outputs: ['s'] }, { op: 'Squeeze', inputs: ['s', 'a'], outputs: ['m'] },
