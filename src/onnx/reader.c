@@ -23,6 +23,7 @@
  * before it parses, or it would exhaust the stack (WASM's is 5 MiB). 128 levels hold 40 levels of
  * subgraphs. */
 #define OM_ONNX_NESTING_MAX 128
+#define OM_NODE_INPUTS_MAX (1 << 20) /* inputs of one node (ONNX sets no bound) */
 
 #define FORMAT(...) om__fail(OM_ERR_FORMAT, "onnx: " __VA_ARGS__)
 
@@ -541,9 +542,11 @@ static bool read_node(reader *r, const Onnx__NodeProto *np, int k) {
     return FORMAT("node '%s' is %s of domain ai.onnx.ml, whose opset the model does not import", name ? name : np->op_type, np->op_type);
   if (!ml && !r->default_domain)
     return FORMAT("node '%s' is %s of the default domain, whose opset the model does not import", name ? name : np->op_type, np->op_type);
-  if (np->n_input > 4096 || np->n_output > 64 || np->n_attribute > 256)
-    return FORMAT("node '%s' has %zu inputs, %zu outputs and %zu attributes", name ? name : np->op_type, np->n_input,
-                  np->n_output, np->n_attribute);
+  /* ONNX sets no bound; these keep a node's arrays in int and its work per node bounded (a
+   * Concat of 100,000 branches is a node exporters write) */
+  if (np->n_input > OM_NODE_INPUTS_MAX || np->n_output > 64 || np->n_attribute > 256)
+    return om__fail(OM_ERR_UNSUPPORTED, "onnx: node '%s' has %zu inputs, %zu outputs and %zu attributes; the reader takes at most %d, 64 and 256",
+                    name ? name : np->op_type, np->n_input, np->n_output, np->n_attribute, OM_NODE_INPUTS_MAX);
   om_gnode *n = OM_VEC_PUSH_SLOT(g->nodes);
   if (!n) return false;
   *n = (om_gnode){.op = -1, .n_in = (int)np->n_input, .n_out = (int)np->n_output}; /* n_attrs counts what is read */

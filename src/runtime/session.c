@@ -180,6 +180,99 @@ static int by_key(const void *a, const void *b) {
   return x->key != y->key ? (x->key > y->key) - (x->key < y->key) : x->b - y->b;
 }
 
+/* The arena of top bytes (64 bits: wasm32's size_t would wrap 4 GiB to nothing, om__alloc refuses
+ * it) and every buffer's data in it at its offset. */
+static bool make_arena(om_plan *p, uint64_t top) {
+  p->arena_bytes = (size_t)top;
+  p->arena = om__alloc(top ? top : OM_ARENA_ALIGN, "session");
+  for (int b = 0; p->arena && b < p->buffers.n; b++) p->buffers.v[b].storage->data = (char *)p->arena + p->buffers.v[b].offset;
+  return p->arena != NULL;
+}
+
+/* Above this many (times the buffers) pairs of a time and a buffer alive then, a graph is too wide
+ * for place_buffers (a Concat of 100,000 branches: each branch alive until the Concat meets every
+ * other, 5 * 10^9 pairs) and place_in_time places it. */
+#define OM_PLACE_BUDGET 64
+
+/* The op table's bound on a variadic op's inputs (Concat, Sum, Max, ...: its rows' MANY), where
+ * ONNX sets none: past it a node is not taken (Unsupported), not malformed. */
+#define OM_VARIADIC_MAX 4096
+
+/* The first size class at or above c holding a free block, or -1: a segment tree over the m
+ * classes (tree[1] the root, leaves at m2 + class), each node the free blocks below it. */
+static int first_free(const int *tree, int m2, int c) {
+  int v = m2 + c;
+  if (tree[v]) return c;
+  while (v > 1) { /* up until a right sibling (a larger class) holds one */
+    if (!(v & 1) && tree[v + 1]) {
+      v++;
+      while (v < m2) v = tree[2 * v] ? 2 * v : 2 * v + 1; /* down to its smallest class */
+      return v - m2;
+    }
+    v >>= 1;
+  }
+  return -1;
+}
+
+/* Places wide graphs in O(n log n): in time order, a buffer whose life ends gives its block back,
+ * and one whose life begins takes the smallest free block that holds it (blocks keep the size
+ * class they were made for: never split, never merged), or a new block at the top. The arena can
+ * come out larger than place_buffers's, never quadratic to make. */
+static bool place_in_time(om_plan *p, uint64_t *arena) {
+  int nb = p->buffers.n, ns = p->steps.n, nt = ns + 2;
+  keyed *cls = malloc(sizeof *cls * (size_t)(nb + 1));
+  uint64_t *csize = malloc(sizeof *csize * (size_t)(nb + 1)), top = 0;
+  /* each buffer's class and block; each block's class and the next free block of its class */
+  int *klass = malloc(sizeof(int) * (size_t)(nb + 1)), *block_of = malloc(sizeof(int) * (size_t)(nb + 1));
+  int *bclass = malloc(sizeof(int) * (size_t)(nb + 1)), *next = malloc(sizeof(int) * (size_t)(nb + 1));
+  uint64_t *boff = malloc(sizeof *boff * (size_t)(nb + 1));
+  int *by_first = calloc((size_t)nt + 2, sizeof(int)), *by_last = calloc((size_t)nt + 2, sizeof(int));
+  int *starts = malloc(sizeof(int) * (size_t)(nb + 1)), *ends = malloc(sizeof(int) * (size_t)(nb + 1)), *head = NULL, *tree = NULL;
+  bool ok = cls && csize && klass && block_of && bclass && next && boff && by_first && by_last && starts && ends;
+  int m = 0, m2 = 1, n_blocks = 0;
+  for (int b = 0; ok && b < nb; b++) cls[b] = (keyed){aligned(&p->buffers.v[b]), b};
+  if (ok) qsort(cls, (size_t)nb, sizeof *cls, by_key); /* by size: the classes */
+  for (int q = 0; ok && q < nb; q++) {
+    if (!q || cls[q].key != cls[q - 1].key) csize[m++] = cls[q].key;
+    klass[cls[q].b] = m - 1;
+  }
+  while (m2 < m) m2 *= 2;
+  ok = ok && (head = malloc(sizeof(int) * (size_t)m2)) && (tree = calloc(2 * (size_t)m2, sizeof(int)));
+  for (int c = 0; ok && c < m2; c++) head[c] = -1;
+  /* the buffers by the time their life begins and by the time it ends (counting sorts; times -1 to ns) */
+  for (int b = 0; ok && b < nb; b++) by_first[p->buffers.v[b].first + 2]++, by_last[p->buffers.v[b].last + 2]++;
+  for (int t = 0; ok && t <= nt; t++) by_first[t + 1] += by_first[t], by_last[t + 1] += by_last[t];
+  for (int b = 0; ok && b < nb; b++) starts[by_first[p->buffers.v[b].first + 1]++] = b, ends[by_last[p->buffers.v[b].last + 1]++] = b;
+  if (!ok) om__fail(OM_ERR_OUT_OF_MEMORY, "session: out of memory planning %d buffers", nb);
+  for (int t = -1, q = 0, e = 0; ok && t <= ns; t++) {
+    for (; e < nb && p->buffers.v[ends[e]].last < t; e++) { /* lives that ended before t: their blocks are free */
+      int k = block_of[ends[e]], c = bclass[k];
+      next[k] = head[c], head[c] = k;
+      for (int v = m2 + c; v; v >>= 1) tree[v]++;
+    }
+    for (; q < nb && p->buffers.v[starts[q]].first == t; q++) { /* lives that begin at t */
+      int b = starts[q], c = first_free(tree, m2, klass[b]), k;
+      if (c >= 0) { /* the smallest free block that holds it */
+        k = head[c], head[c] = next[k];
+        for (int v = m2 + c; v; v >>= 1) tree[v]--;
+      } else { /* a new block at the top */
+        c = klass[b], k = n_blocks++;
+        if (csize[c] > UINT64_MAX - top) {
+          ok = om__fail(OM_ERR_OUT_OF_MEMORY, "session: the plan's buffers need more than 2^64 bytes");
+          break;
+        }
+        bclass[k] = c, boff[k] = top, top += csize[c];
+      }
+      block_of[b] = k;
+      p->buffers.v[b].offset = (size_t)boff[k]; /* below top, which the arena's block check bounds */
+    }
+  }
+  *arena = top;
+  free(cls), free(csize), free(klass), free(block_of), free(bclass), free(next), free(boff);
+  free(by_first), free(by_last), free(starts), free(ends), free(head), free(tree);
+  return ok;
+}
+
 /* Each buffer's lifetime, then its place in the arena: largest first, each at the lowest offset
  * where it meets no placed buffer alive at the same time. The placed buffers are listed under
  * each step they are alive at, so a buffer meets only those alive during its own lifetime (not
@@ -215,6 +308,11 @@ static bool place_buffers(om_plan *p) {
     from[t + 1] += from[t];
   }
   if (!ok) om__fail(OM_ERR_OUT_OF_MEMORY, "session: out of memory planning %d buffers", nb);
+  if (ok && total > OM_PLACE_BUDGET * (int64_t)nb + 65536) { /* wide: the placement below would be quadratic */
+    free(at), free(n_at), free(from), free(n_from), free(starts), free(order), free(meets);
+    uint64_t top;
+    return place_in_time(p, &top) && make_arena(p, top);
+  }
   ok = ok && (alive = om__alloc(sizeof(int) * (uint64_t)(total + 1), "session"));
   for (int b = 0; ok && b < nb; b++) order[b] = (keyed){UINT64_MAX - aligned(&p->buffers.v[b]), b}; /* largest first */
   if (ok) qsort(order, (size_t)nb, sizeof *order, by_key);
@@ -248,11 +346,7 @@ static bool place_buffers(om_plan *p) {
     starts[from[t0] + n_from[t0]++] = order[a].b;
   }
   free(at), free(n_at), free(from), free(n_from), free(starts), free(order), free(meets), free(alive);
-  p->arena_bytes = (size_t)top;
-  p->arena = ok ? om__alloc(top ? top : OM_ARENA_ALIGN, "session") : NULL;
-  ok = ok && p->arena;
-  for (int b = 0; ok && b < nb; b++) p->buffers.v[b].storage->data = (char *)p->arena + p->buffers.v[b].offset;
-  return ok;
+  return ok && make_arena(p, top);
 }
 
 /* Whether plans take input t by value (a constant of the plan, its elements in the signature). */
@@ -693,6 +787,9 @@ static bool check_nodes(const om_graph *g, const om_onnx_rule **rules) {
     if (!rule)
       ok = om__fail(OM_ERR_UNSUPPORTED, "session: node '%s' is %s, which the graph layer has no kernel for (docs/graph-runtime.md lists the ops it runs)",
                     n->name, n->op_type);
+    else if (n->n_in > rule->max_in && rule->max_in >= OM_VARIADIC_MAX) /* ONNX sets a variadic op no bound */
+      ok = om__fail(OM_ERR_UNSUPPORTED, "session: node '%s' (%s) has %d inputs; the graph layer takes at most %d", n->name, n->op_type, n->n_in,
+                    rule->max_in);
     else if (n->n_in < rule->min_in || n->n_in > rule->max_in)
       ok = om__fail(OM_ERR_FORMAT, "session: node '%s' (%s) has %d inputs; %s takes %d to %d", n->name, n->op_type, n->n_in,
                     n->op_type, rule->min_in, rule->max_in);
@@ -1000,6 +1097,23 @@ static bool plan_at_create(om_session *s) {
   return !refuse;
 }
 
+/* Names the graph output whose copy out failed (p->outputs[n]: a sequence gives several tensors,
+ * strings and nothing none), in place of the library op that made the copy: an output the plan
+ * holds as a view (Expand's broadcast, Reshape) costs nothing until it is copied out, so a run can
+ * get that far before it meets a size the heap cannot hold. */
+static void copy_failed(const om_session *s, const om_plan *p, const char *who, int n) {
+  int j = 0;
+  for (int at = 0; j < s->g.outputs.n; j++) {
+    int c = p->out_counts[j];
+    if ((at += c == -1 ? 1 : c > 0 ? c : 0) > n) break;
+  }
+  const char *m = om_last_error_message();
+  if (!strncmp(m, "clone: ", 7)) m += 7;
+  char msg[512];
+  snprintf(msg, sizeof msg, "%s: output '%s': %s", who, s->g.values.v[s->g.outputs.v[j < s->g.outputs.n ? j : 0]].name, m);
+  om__fail(om_last_error(), "%s", msg);
+}
+
 /* Runs the plan for the feeds f (om_session_run_values, its arguments checked). */
 static int run_feeds(om_session *s, const om_feeds *f, om_tensor **outputs, int max_outputs, int *out_counts, om_strings **out_strings) {
   om_plan *p = plan_inputs(s, f, false);
@@ -1027,7 +1141,7 @@ static int run_feeds(om_session *s, const om_feeds *f, om_tensor **outputs, int 
   for (; n < p->n_outputs; n++)
     if (!(outputs[n] = om_clone(p->outputs[n]))) break;
   om_set_grad_enabled(grad);
-  if (n < p->n_outputs) return om__release_all(outputs, n), -1;
+  if (n < p->n_outputs) return copy_failed(s, p, f->who, n), om__release_all(outputs, n), -1;
   if (out_counts) memcpy(out_counts, p->out_counts, sizeof(int) * (size_t)s->g.outputs.n);
   for (int j = 0; out_strings && j < s->g.outputs.n; j++) out_strings[j] = om_strings_retain(p->out_strings[j]); /* immutable: shared */
   return n;

@@ -27,6 +27,7 @@
  *
  * Changes that only widen what a version takes (types, negative axes, optional inputs, new
  * attributes whose defaults are the old behaviour) need nothing. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -211,11 +212,50 @@ static bool upgrade_before_7(upgrade *u, om_gnode *n) {
   return true;
 }
 
+/* The opset that first defines each op of the default domain that opset 1 lacks (ONNX's
+ * operator changelog). A model's node of an op its opset does not define yet is not ONNX: its
+ * checker and onnxruntime refuse it ("No Op registered for Gelu with domain_version of 17"), and
+ * the table's rules, which read opset 20's forms, would run it anyway. */
+static const struct {
+  int since;
+  const char *ops;
+} since[] = {
+    {7, " Acos Asin Atan Cos Multinomial Sin Tan "},
+    {8, " Expand Scan "},
+    {9, " Acosh Asinh Atanh Compress ConstantOfShape Cosh Erf EyeLike IsNaN MaxUnpool MeanVarianceNormalization NonZero "
+        "OneHot Scatter Shrink Sign Sinh TfIdfVectorizer Where "},
+    {10, " ConvInteger DequantizeLinear IsInf MatMulInteger Mod NonMaxSuppression QLinearConv QLinearMatMul QuantizeLinear "
+         "Resize ReverseSequence RoiAlign StringNormalizer ThresholdedRelu "},
+    {11, " BitShift ConcatFromSequence CumSum Det DynamicQuantizeLinear GatherElements GatherND Range Round ScatterElements "
+         "ScatterND SequenceAt SequenceConstruct SequenceEmpty SequenceErase SequenceInsert SequenceLength SplitToSequence Unique "},
+    {12, " Celu Einsum GreaterOrEqual LessOrEqual NegativeLogLikelihoodLoss SoftmaxCrossEntropyLoss "},
+    {14, " HardSwish Trilu "},
+    {15, " Bernoulli CastLike Optional OptionalGetElement OptionalHasElement "},
+    {16, " GridSample "},
+    {17, " BlackmanWindow DFT HammingWindow HannWindow LayerNormalization MelWeightMatrix STFT SequenceMap "},
+    {18, " BitwiseAnd BitwiseNot BitwiseOr BitwiseXor CenterCropPad Col2Im GroupNormalization Mish "},
+    {19, " DeformConv "},
+    {20, " AffineGrid Gelu ImageDecoder RegexFullMatch StringConcat StringSplit "},
+};
+
+/* The opset that first defines op_type (1 for those of opset 1 and other domains' ops). */
+static int defined_since(const char *op_type) {
+  char key[80];
+  if (strlen(op_type) + 3 > sizeof key) return 1;
+  snprintf(key, sizeof key, " %s ", op_type);
+  for (size_t k = 0; k < sizeof since / sizeof *since; k++)
+    if (strstr(since[k].ops, key)) return since[k].since;
+  return 1;
+}
+
 /* Node n of opset u->opset into its opset-20 form: rewritten in place, or replaced by the nodes
  * it appends to u->out (returns 2 then, 1 when n itself goes to out, 0 with an error). */
 static int upgrade_node(upgrade *u, om_gnode *n) {
   om_graph *g = u->g;
-  int v = u->opset;
+  int v = u->opset, first = defined_since(n->op_type);
+  if (first > v)
+    return om__fail(OM_ERR_FORMAT, "onnx: node '%s' (%s): %s is defined from opset %d, and the model imports opset %d", n->name,
+                    n->op_type, n->op_type, first, v), 0;
   static const char *const reduce18[] = {"ReduceL1", "ReduceL2", "ReduceLogSum", "ReduceLogSumExp", "ReduceMax",
                                          "ReduceMean", "ReduceMin", "ReduceProd", "ReduceSumSquare"};
   if (v < 7 && !upgrade_before_7(u, n)) return 0;

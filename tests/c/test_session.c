@@ -531,7 +531,7 @@ TEST(rules_refuse_what_they_do_not_take) {
     pb nodes[1] = {node(cases[k].op, "x", NULL, "y")};
     if (cases[k].s) attr_str(&nodes[0], cases[k].attr, cases[k].s);
     else attr_int(&nodes[0], cases[k].attr, cases[k].i);
-    pb m = model(8, 17, nodes, 1, NULL, "y");
+    pb m = model(8, strcmp(cases[k].op, "Gelu") ? 17 : 20, nodes, 1, NULL, "y"); /* Gelu: from opset 20 */
     if (cases[k].create) CHECK_ERROR(opens(&m), cases[k].kind, cases[k].msg);
     else runs_refused(&m, cases[k].kind, cases[k].msg);
   }
@@ -788,7 +788,8 @@ static pb ints_init(const char *name, int n, const int64_t *v) {
 
 /* A model (IR 8, opset 17) of nodes and initializers, input x of dims (negative: named "n") and
  * extra graph inputs, output y. */
-static pb model_of(const pb *nodes, int n_nodes, const pb *inits, int n_inits, const int64_t *x_dims, int ndim, const pb *more_in, int n_more) {
+static pb model_at(int opset, const pb *nodes, int n_nodes, const pb *inits, int n_inits, const int64_t *x_dims, int ndim, const pb *more_in,
+                   int n_more) {
   pb g = {0}, m = {0}, op = {0}, x = value_info("x", ndim, x_dims), y = value_info("y", 0, NULL);
   for (int k = 0; k < n_nodes; k++) pb_msg(&g, 1, &nodes[k]);
   pb_str(&g, 2, "g");
@@ -796,8 +797,13 @@ static pb model_of(const pb *nodes, int n_nodes, const pb *inits, int n_inits, c
   pb_msg(&g, 11, &x);
   for (int k = 0; k < n_more; k++) pb_msg(&g, 11, &more_in[k]);
   pb_msg(&g, 12, &y);
-  pb_int(&m, 1, 8), pb_int(&op, 2, 17), pb_msg(&m, 8, &op), pb_msg(&m, 7, &g);
+  pb_int(&m, 1, 8), pb_int(&op, 2, opset), pb_msg(&m, 8, &op), pb_msg(&m, 7, &g);
   return m;
+}
+
+/* The model of model_at at opset 17 (as PyTorch exports); ops defined later need their opset. */
+static pb model_of(const pb *nodes, int n_nodes, const pb *inits, int n_inits, const int64_t *x_dims, int ndim, const pb *more_in, int n_more) {
+  return model_at(17, nodes, n_nodes, inits, n_inits, x_dims, ndim, more_in, n_more);
 }
 
 /* Graphs that ONNX's checker or shape inference, and onnxruntime, refuse are Format errors naming
@@ -1855,14 +1861,17 @@ static pb raw_init(const char *name, int onnx_type, int ndim, const int64_t *dim
 }
 
 /* y of the graph of node nd (inputs x and initializers) run on x, or NULL with the error set. */
-static om_tensor *run_node(const pb *nd, const pb *inits, int n_inits, om_tensor *x) {
-  pb m = model_of(nd, 1, inits, n_inits, om_tensor_shape(x), om_tensor_ndim(x), NULL, 0);
+static om_tensor *run_node_at(int opset, const pb *nd, const pb *inits, int n_inits, om_tensor *x) {
+  pb m = model_at(opset, nd, 1, inits, n_inits, om_tensor_shape(x), om_tensor_ndim(x), NULL, 0);
   om_session *s = om_session_open(m.b, m.n, NULL);
   om_tensor *y = NULL;
   if (s && om_session_run(s, &x, 1, &y, 1) != 1) y = NULL;
   om_session_release(s);
   return y;
 }
+
+/* run_node_at at opset 17. */
+static om_tensor *run_node(const pb *nd, const pb *inits, int n_inits, om_tensor *x) { return run_node_at(17, nd, inits, n_inits, x); }
 
 /* got's values against want's n values: NaN for NaN, the same infinity, else within tol relative. */
 static void check_values(const char *what, const om_tensor *got, const double *want, int64_t n, double tol) {
@@ -1902,7 +1911,7 @@ TEST(more_elementwise_ops_against_references) {
     if (!strcmp(cases[c].op, "Shrink")) attr_float(&nd, "lambd", 1);
     double want[N];
     for (int k = 0; k < N; k++) want[k] = cases[c].ref(v[k]);
-    om_tensor *y = run_node(&nd, NULL, 0, x);
+    om_tensor *y = run_node_at(strcmp(cases[c].op, "Mish") ? 17 : 18, &nd, NULL, 0, x); /* Mish: from opset 18 */
     check_values(cases[c].op, y, want, N, 1e-6);
     om_tensor_release(y);
   }
@@ -1982,7 +1991,7 @@ TEST(more_indexing_and_sampling_ops_against_references) {
   om_tensor_release(y);
   /* CenterCropPad to [5, 2]: a row of zeros above and below, the middle two columns */
   pb cc = node("CenterCropPad", "x", "s", "y"), cs = ints_init("s", 2, (const int64_t[]){5, 2});
-  y = run_node(&cc, &cs, 1, x);
+  y = run_node_at(18, &cc, &cs, 1, x);
   check_values("CenterCropPad", y, (const double[]){0, 0, 1, 2, 5, 6, 9, 10, 0, 0}, 10, 0);
   om_tensor_release(y);
   /* NegativeLogLikelihoodLoss, mean: the target -100 ignored */
@@ -2040,7 +2049,7 @@ TEST(more_indexing_and_sampling_ops_against_references) {
   pb ag = node("AffineGrid", "x", "s", "y"), as = ints_init("s", 4, (const int64_t[]){1, 1, 2, 2});
   attr_int(&ag, "align_corners", 1);
   om_tensor *theta = TF(SHAPE(1, 2, 3), 1, 0, 0, 0, 1, 0);
-  y = run_node(&ag, &as, 1, theta);
+  y = run_node_at(20, &ag, &as, 1, theta);
   check_values("AffineGrid", y, (const double[]){-1, -1, 1, -1, -1, 1, 1, 1}, 8, 0);
   om_tensor_release(y);
   om_tensor_release(theta);
@@ -2096,7 +2105,7 @@ TEST(three_spatial_axes_and_col2im_against_references) {
   x = tensor_f((const float[]){1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1}, (const int64_t[]){1, 4, 4}, 3);
   pb ci = node("Col2Im", "x", "i", "y"), cinit[2] = {ints_init("i", 2, (const int64_t[]){3, 3}), ints_init("b", 2, (const int64_t[]){2, 2})};
   pb_str(&ci, 1, "b");
-  y = run_node(&ci, cinit, 2, x);
+  y = run_node_at(18, &ci, cinit, 2, x);
   check_values("Col2Im", y, (const double[]){1, 2, 1, 2, 4, 2, 1, 2, 1}, 9, 0);
   om_tensor_release(y);
   om_tensor_release(x);
@@ -2147,11 +2156,11 @@ TEST(deform_conv_against_a_reference) {
   pb_str(&nd, 1, "o"), pb_str(&nd, 1, "b"), pb_str(&nd, 1, "m");
   attr_ints(&nd, "pads", 4, (const int64_t[]){1, 0, 1, 0});
   attr_int(&nd, "offset_group", G);
-  om_tensor *t = tensor_f(x, (const int64_t[]){1, C, H, W}, 4), *y = run_node(&nd, inits, 4, t);
+  om_tensor *t = tensor_f(x, (const int64_t[]){1, C, H, W}, 4), *y = run_node_at(19, &nd, inits, 4, t);
   check_values("DeformConv", y, want, M * OH * OW, 1e-5);
   om_tensor_release(y);
   attr_int(&nd, "group", 3); /* C 2 is not W's 2 x 3 */
-  CHECK_ERROR((y = run_node(&nd, inits, 4, t)) != NULL, OM_ERR_SHAPE_MISMATCH, "group 3 and offset_group 2 do not fit");
+  CHECK_ERROR((y = run_node_at(19, &nd, inits, 4, t)) != NULL, OM_ERR_SHAPE_MISMATCH, "group 3 and offset_group 2 do not fit");
   om_tensor_release(t);
 }
 

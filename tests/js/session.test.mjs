@@ -211,6 +211,43 @@ describe('what a session must not do (the probes of docs/graph-runtime.md#safety
     }
   });
 
+  test('30,000 branches alive at once plan (in O(n log n): each is alive until its Concat, npm run bench:plan fanin)', async () => {
+    // the placement that checks each buffer against those alive with it would meet 30,000^2 / 2
+    // pairs here (and 5 * 10^9 at 100,000 branches, more than the heap)
+    const n = 30000, per = 3750; // eight Concats of 3,750 branches each (the table takes 4,096 inputs), then one of the eight
+    const parts = Array.from({ length: n / per }, (_, c) => ({ op: 'Concat', inputs: Array.from({ length: per }, (_, k) => `b${c * per + k}`), outputs: [`c${c}`], ints: { axis: 0 } }));
+    const nodes = [...Array.from({ length: n }, (_, k) => ({ op: k % 2 ? 'Relu' : 'Neg', inputs: ['x'], outputs: [`b${k}`] })), ...parts,
+                   { op: 'Concat', inputs: parts.map((p) => p.outputs[0]), outputs: ['y'], ints: { axis: 0 } }];
+    const s = await om.InferenceSession.create(onnxBytes({ nodes, inputs: [{ name: 'x', dims: ['n', 2] }], outputs: ['y'] }));
+    try {
+      om.tidy(() => {
+        const x = om.tensor([[-1, 2]]);
+        const y = s.run({ x }).y;
+        const want = om.cat(Array.from({ length: n }, (_, k) => (k % 2 ? x.relu() : x.neg())), 0);
+        assert.deepEqual(y.shape, [n, 2]);
+        assert.deepEqual(Array.from(y.toArray()), Array.from(want.toArray()));
+      });
+      assert.equal(s.planKernels.length, n + parts.length + 1);
+      // x, a 64-byte block per branch (all alive at once), then the parts and the output: at most
+      // what they all take, at least what the branches take
+      const part = Math.ceil((8 * per) / 64) * 64;
+      assert.ok(s.planBytes >= 64 * n && s.planBytes <= 64 + 64 * n + parts.length * part + 8 * n, `planBytes ${s.planBytes}`);
+    } finally {
+      s.dispose();
+    }
+  });
+
+  test('a variadic node of more than 4096 inputs is Unsupported naming it (ONNX sets no bound), of more than 2^20 at reading', async () => {
+    for (const [count, message] of [
+      [5000, "session: node 'wide' (Concat) has 5000 inputs; the graph layer takes at most 4096"],
+      [(1 << 20) + 1, "onnx: node 'wide' has 1048577 inputs, 1 outputs and 1 attributes; the reader takes at most 1048576, 64 and 256"],
+    ]) {
+      const bytes = onnxBytes({ nodes: [{ op: 'Concat', inputs: new Array(count).fill('x'), outputs: ['y'], name: 'wide', ints: { axis: 0 } }],
+                                inputs: [{ name: 'x', dims: ['n', 2] }], outputs: ['y'] });
+      await assert.rejects(om.InferenceSession.create(bytes), (e) => e instanceof om.OmError && e.kind === 'Unsupported' && e.message === message);
+    }
+  });
+
   test('an output listed twice is one output (no tensor left behind: memoryHooks)', async () => {
     const s = await om.InferenceSession.create(onnxBytes({ nodes: [{ op: 'Relu', inputs: ['x'], outputs: ['y'] }],
                                                           inputs: [{ name: 'x', dims: ['n', 2] }], outputs: ['y', 'y'] }));
