@@ -176,6 +176,26 @@ static bool is_small(const om_trace *tr, const om_run *run) {
 
 static void run_free(om_run *run);
 
+/* Gives run (its variables set) the log of the spare run at its sizes, when there is one: what
+ * the model did at some sizes is the same whatever the ranges the trace began again with (a run
+ * outside them is left out where the runs are read), so only the runs at sizes new to the trace
+ * are made again, not the far ones (whose large constants cost as much as an eager forward at
+ * those sizes) nor the near ones above a raised minimum. false when there is none. */
+static bool spare_take(om_trace *tr, om_run *run) {
+  for (int q = 0; q < tr->spare.n; q++) {
+    om_run *s = &tr->spare.v[q];
+    bool same = true;
+    for (int k = 0; k < tr->symbols.n && same; k++) same = s->v[k] == run->v[k] * tr->symbols.v[k].multiple;
+    if (!same) continue;
+    memcpy(s->v, run->v, sizeof s->v);
+    *run = *s;
+    run->dropped = false; /* what the record run made of it is made again */
+    *s = tr->spare.v[--tr->spare.n];
+    return true;
+  }
+  return false;
+}
+
 static bool push(om_run *run, int64_t x) {
   int64_t *slot = OM_VEC_PUSH_SLOT(run->pool);
   if (!slot) return false;
@@ -1731,19 +1751,22 @@ static bool check_range(run_ctx *rc) {
  * whole range when the base run returned (its calls are what the runs compare with). The random
  * generator goes on from where the record run left it. false when the trace ended. */
 /* Adds a run at the variables v (far: a far run, far_sizes) to the trace's runs and runs the
- * model there. A run that fails goes on to the others all the same: the calls before the failure
- * are fitted with every run's values, and the record run finds where it fails (and whether it
- * does there too). false when the trace ended or memory ran out (the error set). */
+ * model there, or takes the run at those sizes the trace made before it began again (spare_take).
+ * A run that fails goes on to the others all the same: the calls before the failure are fitted
+ * with every run's values, and the record run finds where it fails (and whether it does there
+ * too). false when the trace ended or memory ran out (the error set). */
 static bool add_run(const run_ctx *rc, const int64_t *v, bool far) {
   om_trace *tr = rc->tr;
   om_run *run = OM_VEC_PUSH_SLOT(tr->runs);
   if (!run) return om__trace_fail(OM_ERR_OUT_OF_MEMORY, "trace_run: out of memory");
   memset(run, 0, sizeof *run);
   memcpy(run->v, v, sizeof run->v);
+  if (!spare_take(tr, run)) {
+    om_thread_state *st = om__state();
+    st->rng_seed = rc->seed, st->rng_offset = rc->offset;
+    if (!run_other(tr, run, rc->fn, rc->ctx, rc->scratch, rc->max_outputs)) return false;
+  }
   run->far = far;
-  om_thread_state *st = om__state();
-  st->rng_seed = rc->seed, st->rng_offset = rc->offset;
-  if (!run_other(tr, run, rc->fn, rc->ctx, rc->scratch, rc->max_outputs)) return false;
   if (run->n_outputs < 0 && tr->base.n_outputs >= 0 && (run->prefix = common_prefix(tr, run)) < 0)
     return om__trace_fail(OM_ERR_OUT_OF_MEMORY, "trace_run: out of memory");
   return true;
@@ -2169,7 +2192,7 @@ static bool first_runs(const run_ctx *rc) {
   om__run_example(tr, tr->base.v);
   om_thread_state *st = om__state();
   st->rng_seed = rc->seed, st->rng_offset = rc->offset;
-  if (!run_other(tr, &tr->base, rc->fn, rc->ctx, rc->scratch, rc->max_outputs)) return false;
+  if (!spare_take(tr, &tr->base) && !run_other(tr, &tr->base, rc->fn, rc->ctx, rc->scratch, rc->max_outputs)) return false;
   int far = 1 + (tr->symbols.n < OM_FAR_ALONE ? tr->symbols.n : OM_FAR_ALONE);
   for (int r = 0; r < OM_RUNS + far; r++) {
     int64_t v[64] = {0};
@@ -2188,12 +2211,37 @@ static void run_free(om_run *run) {
   memset(run, 0, sizeof *run);
 }
 
+void om__runs_free(om_trace *tr) {
+  run_free(&tr->base);
+  for (int r = 0; r < tr->runs.n; r++) run_free(&tr->runs.v[r]);
+  for (int r = 0; r < tr->spare.n; r++) run_free(&tr->spare.v[r]);
+  free(tr->runs.v);
+  free(tr->spare.v);
+}
+
+/* Moves run's log to the spare runs, its variables as sizes (the symbols' multiples are those it
+ * ran with), and empties run; out of memory, frees it (made again where it is wanted). */
+static void spare_keep(om_trace *tr, om_run *run) {
+  for (int k = 0; k < tr->symbols.n; k++) run->v[k] *= tr->symbols.v[k].multiple;
+  om_run *slot = OM_VEC_PUSH_SLOT(tr->spare);
+  if (!slot) {
+    run_free(run);
+    return;
+  }
+  *slot = *run;
+  memset(run, 0, sizeof *run);
+}
+
 /* Begins the trace again with the symbols as ranges has them (narrowed where the model fails):
  * the variables are other sizes now, so every expression goes (om__x_reset), the inputs' extents
- * are made again, and so are the runs. false when the trace ended. */
+ * are made again, and so are the runs, each taken from the runs so far where one ran at its sizes
+ * (spare_take). false when the trace ended. */
 static bool begin_again(const run_ctx *rc, const om_symbol *ranges) {
   om_trace *tr = rc->tr;
   om_graph *g = &tr->g;
+  spare_keep(tr, &tr->base); /* the runs' logs, for first_runs and add_run to take again */
+  for (int r = 0; r < tr->runs.n; r++) spare_keep(tr, &tr->runs.v[r]);
+  tr->runs.n = 0;
   memcpy(tr->symbols.v, ranges, sizeof *ranges * (size_t)tr->symbols.n);
   for (int k = 0; k < g->inputs.n; k++) /* each symbolic axis's symbol, in its extent's place, before they go */
     for (int d = 0; d < g->values.v[g->inputs.v[k]].ndim; d++) {
@@ -2210,9 +2258,6 @@ static bool begin_again(const run_ctx *rc, const om_symbol *ranges) {
       om__x_extent(tr, in->ext[d]);
     }
   for (int k = 0; k < tr->symbols.n; k++) tr->symbols.v[k].extent_node = tr->symbols.v[k].extent_value = -1;
-  for (int r = 0; r < tr->runs.n; r++) run_free(&tr->runs.v[r]);
-  tr->runs.n = 0;
-  run_free(&tr->base);
   tr->extended = tr->more_syms = 0;
   tr->more_at_n = tr->rounds = tr->edge_runs = tr->edge_rounds = 0;
   tr->more = false;

@@ -157,6 +157,8 @@ typedef struct om_run {
 /* Whether run r's calls are matched to the record run's by liveness (both it and the base run
  * returned), else by index. */
 bool om__run_by_liveness(const om_trace *tr, const om_run *run);
+/* Frees the trace's runs' logs (the base run, the runs, the spare ones). */
+void om__runs_free(om_trace *tr);
 /* Gives run (it returned) the live calls of the base run it lacks where lacking them is making
  * them with a neutral argument (a pad by 0, a slice of the whole axis, an interpolate to the same
  * size: absent.c); leaves it as it was otherwise. */
@@ -207,6 +209,9 @@ struct om_trace {
   OM_VEC(om_run) runs;       /* the runs at other sizes */
   om_run base;               /* the run at the example's sizes, shape only: which calls are live */
   om_run *cur;               /* the one going on (OM_PHASE_OTHER) */
+  /* the runs of the trace before it began again (runs.c, begin_again), their v as sizes (the
+   * multiples may change): a run at the same sizes is taken from here, not made again */
+  OM_VEC(om_run) spare;
   uint32_t serial;           /* of the run going on: tensors it made carry it (trace_run) */
   bool dead;                 /* the record run's call going on is not live: computed, not recorded */
   bool more;                 /* the record run wants more runs (a fit the runs cannot decide): it

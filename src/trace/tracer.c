@@ -26,15 +26,7 @@ void om__trace_free(om_trace *tr) {
     om__storage_release(tr->inputs.v[k].storage);
   }
   free(tr->extents.v);
-  free(tr->base.calls.v);
-  free(tr->base.pool.v);
-  free(tr->base.live.v);
-  for (int r = 0; r < tr->runs.n; r++) {
-    free(tr->runs.v[r].live.v);
-    free(tr->runs.v[r].calls.v);
-    free(tr->runs.v[r].pool.v);
-  }
-  free(tr->runs.v);
+  om__runs_free(tr);
   free(tr->params.v);
   free(tr->inputs.v);
   free(tr->index);

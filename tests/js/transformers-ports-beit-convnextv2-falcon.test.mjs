@@ -68,9 +68,9 @@ describe('BEiT, ConvNeXt V2 and Falcon load PyTorch\'s safetensors strictly and 
 
 describe('BEiT, ConvNeXt V2 and Falcon traced once with every axis symbolic, run in onnxruntime-web and the Session at sizes the trace never saw', () => {
   // beit_shared with height and width declared up to 64 (every fixture size): unbounded, BEiT's trace
-  // takes 7x as long (15 s against 2 s), in the tracer's far runs (H or W at 64x the traced size), which
-  // compute the relative position bias at that window, twice (examples/transformers/README.md); beit's
-  // trace pays that once, for the range up from the least size, unbounded
+  // takes several times as long, in the tracer's three far runs (H or W at 64x the traced size, all
+  // at 8x), which compute the relative position bias at that window (examples/transformers/README.md);
+  // beit's trace pays that, for the range up from the least size, unbounded
   const declared = () => ({ pixel_values: ['batch', null, om.Dim('height', { max: 64 }), om.Dim('width', { max: 64 })] });
   for (const name of ['beit', 'beit_shared', 'convnextv2']) {
     const top = name === 'beit_shared' ? 64 : Infinity;
