@@ -440,3 +440,31 @@ describe('Swin\'s windows over two stages at window 7, in user code', () => {
     }
   }));
 });
+
+// Left open (issue 27): a branch taken only where two symbols are equal AND a size computed from
+// them has one value (H === W with floor(H / 4) * floor(W / 4) === 16: 16 to 19 square, as
+// upstream ViT's `if npatch == N and h == w: return self.position_embeddings`) is a point of the
+// plane that none of the tracer's runs reaches (the runs move one symbol at a time, or all
+// together from the example, and the squares they reach have other products), so the trace holds
+// the other path's graph there with no error. This asserts the silent wrong answer, so that a fix
+// (a refusal, or the branch in the graph) shows here.
+describe('a branch on H === W at one patch count: SILENTLY WRONG there (left open)', () => {
+  test('traced at 24 x 20: the graph adds 1 at 16 x 16 where eager doubles', async () => {
+    const model = fn((x) => (x.shape[2] === x.shape[3] && Math.floor(x.shape[2] / 4) * Math.floor(x.shape[3] / 4) === 16 ? x.mul(2) : x.add(1)));
+    const bytes = om.tidy(() => {
+      const tm = om.trace(model, { x: [om.randn([1, 1, 24, 20], { seed: 1 }), [null, null, 'H', 'W']] });
+      try { return tm.toOnnx(); } finally { tm.dispose(); }
+    });
+    const session = await om.InferenceSession.create(bytes);
+    const x = om.randn([1, 1, 16, 16], { seed: 2 });
+    try {
+      const g = Array.from(Object.values(session.runData({ x }))[0].data);
+      const [want, plus1] = om.tidy(() => [data(model.forward(x)), data(x.add(1))]);
+      assert.notDeepEqual(g, want, 'the graph now gives eager\'s answer at 16 x 16: make this an agreement check');
+      assert.deepEqual(g, plus1, 'the graph holds the other path (x + 1)');
+    } finally {
+      session.dispose();
+      x.dispose();
+    }
+  });
+});
