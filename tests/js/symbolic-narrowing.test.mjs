@@ -85,6 +85,38 @@ describe('sizes bounded together', () => {
   });
 });
 
+describe('a minimum another symbol decides', () => {
+  test('a split piece of min(2, h) rows reshaped to pairs of N * min(2, h) rows: fails at h = 1 for odd N only, refused naming the minimum, then declared', async () => {
+    // h = 1 (H <= 3 after the stride-3 conv) fails at the example's odd N and answers at an even
+    // N: a minimum of H raised at N = 3 alone would leave out N = 2, H = 2, where the model answers
+    const w = om.tidy(() => om.randn([6, 2, 3, 3], { seed: 5 }).mul(0.2));
+    const model = fn((x) => {
+      const y = om.nn.functional.conv2d(x, w, null, { stride: 3, padding: 1 });
+      return y.split(2, -2)[0].reshape(-1, 2, 3, 2, y.shape[3]).sum(1);
+    });
+    const ex = om.randn([3, 2, 16, 7], { seed: 6 });
+    const axes = (h) => ['N', null, h, 'W'];
+    assert.throws(() => om.trace(model, { x: [ex, axes('H')] }), (e) => {
+      assert.ok(e instanceof om.TraceError && e.kind === 'SymbolicShape', String(e));
+      assert.match(e.message, /^reshape\b.*the range of 'H' narrowed there, yet at N=\d+, H=3 \(with 'N' moved too\) the model answers.* om\.Dim\('H', \{ min: 4 \}\) declares/);
+      assert.match(e.message, here);
+      return true;
+    });
+    assert.deepEqual(om.tidy(() => model.forward(om.zeros([2, 2, 2, 5])).shape), [1, 3, 2, 2], 'the model answers at N = 2, H = 2');
+    await withTraced((keep) => {
+      const tm = om.trace(model, { x: [ex, axes(om.Dim('H', { min: 4 }))] });
+      assert.deepEqual(Object.fromEntries(tm.symbols.map((s) => [s.name, [s.min, s.narrowedBy]])), { N: [1, null], H: [4, null], W: [1, null] });
+      keep(tm, { x: ex }, [model.forward(ex)], undefined, model);
+      for (const [n, h, ww] of [[1, 4, 3], [2, 5, 10], [5, 13, 4]]) {
+        const x = om.randn([n, 2, h, ww], { seed: n * h });
+        keep(tm, { x }, [model.forward(x)], `at N=${n}, H=${h}, W=${ww}`);
+      }
+    });
+    ex.dispose();
+    w.dispose();
+  });
+});
+
 describe('a maximum the runs left short', () => {
   test('positions up to a table of P rows and the second piece of a split by c: every size from c + 1 to P, none narrowed', async () => {
     for (const [P, c] of [[15, 6], [21, 8]]) {
