@@ -5,10 +5,12 @@
 // the declaration under which it holds; declared so, it traces and agrees in onnxruntime-web and
 // the Session. A range that ends where the model fails (a table of positions) covers every size
 // up to there. And the tracer never runs the model outside a declared range.
-import { test, describe } from 'node:test';
+import { test, describe, before } from 'node:test';
 import assert from 'node:assert/strict';
 import * as om from 'onemodel';
 import { memoryHooks, withTraced } from './helpers.mjs';
+import { generate, render } from './random/generator.mjs';
+import { loadCase } from './random/runner.mjs';
 
 memoryHooks();
 
@@ -114,6 +116,37 @@ describe('a minimum another symbol decides', () => {
     });
     ex.dispose();
     w.dispose();
+  });
+});
+
+describe('memory run out far above the example', () => {
+  let made; // its modules' parameters live with the file, made before the test's baseline
+  before(() => { made = loadCase(render(generate(23, 34846))); });
+  test('random model 23:34846: a threshold of H far up, its piece traced there pads to H x H for real: refused naming the range below, then declared', async () => {
+    // the piece above the threshold is traced at its smallest size with real tensors; the pad's
+    // 30 GB fail there as they do eagerly: the model fails at that size (SymbolicShape with the
+    // declaration of the piece below), not the trace (OutOfMemory, as before)
+    const { model: f, inputs } = made;
+    const model = fn(f);
+    const ex = om.randn(inputs.x.shape, { seed: 7 });
+    let max;
+    assert.throws(() => om.trace(model, { x: [ex, inputs.x.axes] }), (e) => {
+      assert.ok(e instanceof om.TraceError && e.kind === 'SymbolicShape', String(e));
+      const m = /^trace: the model changes at a size threshold of 'H' \(at (\d+)\), and fails at H=\1, in a piece: pad: out of memory .*; declare om\.Dim\('H', \{ min: 2, max: (\d+) \}\) for the graph up to there/.exec(e.message);
+      assert.ok(m && Number(m[2]) === Number(m[1]) - 1 && Number(m[1]) > 1000, e.message);
+      max = Number(m[2]);
+      return true;
+    });
+    await withTraced((keep) => {
+      const axes = inputs.x.axes.map((a) => (a === 'H' ? om.Dim('H', { min: 2, max }) : a));
+      const tm = om.trace(model, { x: [ex, axes] });
+      keep(tm, { x: ex }, [model.forward(ex)], undefined, model);
+      for (const [n, h, w] of [[1, 2, 3], [2, 9, 17], [4, 31, 6]]) {
+        const x = om.randn([n, 2, h, w], { seed: h });
+        keep(tm, { x }, [model.forward(x)], `at N=${n}, H=${h}, W=${w}`);
+      }
+    });
+    ex.dispose();
   });
 });
 
