@@ -654,7 +654,8 @@ static bool group_norm_backward(const om_record *r, om_tensor *const *g, om_tens
  * Reshape to [N, G, -1], InstanceNormalization (ones/zeros per group), Reshape back to Shape(x),
  * then Mul and Add by weight and bias reshaped to [C, 1, ...]. Reshape's -1 is ambiguous for an
  * empty x: at fixed sizes that is zeros (om__lower_empty); where an extent can be 0 at some size
- * the shape [N, G, C / G * spatial] is computed (allowzero). */
+ * the shape [N, G, C / G * spatial] is computed, and both Reshapes take allowzero (else a 0 of
+ * Shape(x) copies an axis the normalized [N, G, 0] lacks: onnxruntime-web refuses the run). */
 static bool lower_group_norm(om_lower *l, const om_call *c) {
   const om_tensor *x = c->in[0];
   int empty = om__lower_empty(l, c);
@@ -681,7 +682,7 @@ static bool lower_group_norm(om_lower *l, const om_call *c) {
   if ((in[1] = lower_fill(l, 1, &groups, 1)) < 0 || (in[2] = lower_fill(l, 0, &groups, 1)) < 0 ||
       !om__emit(l, "InstanceNormalization", in, 3, &rm, 1, &yr, &OM_ATTR_FLOAT("epsilon", c->attrs.f[0]), 1) ||
       !om__emit(l, "Shape", &xin, 1, &sm, 1, &shp, NULL, 0) ||
-      !om__emit(l, "Reshape", (int[]){yr, shp}, 2, &c->out_meta[0], 1, &y, NULL, 0))
+      !om__emit(l, "Reshape", (int[]){yr, shp}, 2, &c->out_meta[0], 1, &y, &OM_ATTR_INT("allowzero", 1), may_be_0))
     return false;
   int ncs = channel_shape(x, cs), cshape = om__lower_ints(l, cs, ncs);
   om_meta pm = {.dtype = OM_FLOAT32, .ndim = ncs};
