@@ -19,7 +19,7 @@ import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import * as om from 'onemodel';
-import { fuzzOpen } from './fuzz_open_lib.mjs';
+import { fuzzOpen, sessionOpens } from './fuzz_open_lib.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const seconds = Number(process.argv[2] ?? 60), seed = Number(process.argv[3] ?? 1);
@@ -49,13 +49,3 @@ if (report.mismatch) {
   process.exit(1);
 }
 
-/** Whether the Session opens bytes (the fuzzer's check of an .om's weightless file). */
-async function sessionOpens(bytes) {
-  try {
-    (await om.InferenceSession.create(bytes, { mode: 'exact' })).dispose();
-    return true;
-  } catch (e) {
-    if (!(e instanceof om.OmError)) throw e;
-    return false;
-  }
-}

@@ -4,6 +4,7 @@
 // compared; for an .om, also the Session on the whole file and on the weightless one openGraph
 // writes.
 import { isDeepStrictEqual } from 'node:util';
+import * as om from 'onemodel';
 import { bytesSource, fnv1a, openGraph, readGraph } from '../web-demo/src/graphfile.js';
 
 /** A seeded generator of floats in [0, 1) (mulberry32). */
@@ -191,4 +192,15 @@ export async function fuzzOpen(seeds, { seed = 1, ms = Infinity, count = Infinit
     }
   }
   return r;
+}
+
+/** Whether the Session opens bytes (the fuzzer's check of an .om's weightless file). */
+export async function sessionOpens(bytes) {
+  try {
+    (await om.InferenceSession.create(bytes, { mode: 'exact' })).dispose();
+    return true;
+  } catch (e) {
+    if (!(e instanceof om.OmError)) throw e;
+    return false;
+  }
 }

@@ -11,7 +11,7 @@ import * as om from 'onemodel';
 import { blobSource, bytesSource, fnv1a, openGraph, readGraph, scanOnnx, withoutWeights } from '../../web-demo/src/graphfile.js';
 import { inferredShapes } from '../../web-demo/src/shapes.js';
 import { defaultSizes, feedsFor } from '../../web-demo/src/feeds.js';
-import { fuzzOpen, resealed } from '../../tools/fuzz_open_lib.mjs';
+import { fuzzOpen, resealed, sessionOpens } from '../../tools/fuzz_open_lib.mjs';
 import { narrowResNet } from './narrow-resnet.mjs';
 import { BasicBlock } from '../../examples/torchvision/resnet.mjs';
 import * as wf from '../../examples/lib/workflow.mjs';
@@ -270,17 +270,6 @@ describe('openGraph: an .om read as its header and graph section', () => {
     }
   });
 });
-
-/** Whether the Session opens bytes (the fuzzer's check of an .om's weightless file). */
-async function sessionOpens(bytes) {
-  try {
-    (await om.InferenceSession.create(bytes, { mode: 'exact' })).dispose();
-    return true;
-  } catch (e) {
-    if (!(e instanceof om.OmError)) throw e;
-    return false;
-  }
-}
 
 describe('the differential fuzzer (tools/fuzz_open.mjs)', () => {
   test('120 mutants of the odd-order file and three zoo models, .onnx and .om, read alike whole and in pieces', async () => {
