@@ -198,11 +198,17 @@ TEST(computed_integers) {
   CHECK((m = om_test_trace(every_fourth, ex, BS, 1)) != NULL);
   om_test_check_out(m, 0, "batch*seq");
   om_traced_release(m);
-  /* a bound clamped at some sizes only: the piece is 4 B T - 40 clamped to [0, 40] (the model
-   * fails at one piece, so batch holds from 3 and seq from 4, and the trace begins again with
-   * those: 4 B T - 40 is then 0 to 40, min(4 B T, 80) - 40); a size capped by the model,
-   * min(T - 1, 6) */
+  /* a bound clamped at some sizes only: the piece is 4 B T - 40 clamped to [0, 40]. The model
+   * fails where B T <= 10 (one piece), which is no range of each symbol: at batch 2 it answers from
+   * seq 6, so raising batch's minimum to 3 would narrow where the model answers; the trace is
+   * refused naming the declaration that holds, and declared so, 4 B T - 40 is 8 to 40 there:
+   * min(4 B T, 80) - 40. Then a size capped by the model, min(T - 1, 6) */
   CHECK(om_trace_begin());
+  CHECK(om_test_trace(second_piece, ex, BS, 1) == NULL && om_last_error() == OM_ERR_TRACE_SYMBOLIC_SHAPE);
+  CHECK(strstr(om_last_error_message(), "yet at batch=2, seq=6 (with 'seq' moved too) the model answers") != NULL);
+  CHECK(strstr(om_last_error_message(), "om.Dim('batch', { min: 3, max: 128 }), om.Dim('seq', { min: 4, max: 213 })") != NULL);
+  CHECK(!om_trace_active());
+  CHECK(om_trace_begin() && om_trace_dim("batch", 1, 3, 0) && om_trace_dim("seq", 1, 4, 0));
   CHECK((m = om_test_trace(second_piece, ex, BS, 1)) != NULL);
   om_test_check_out(m, 0, "min(4*batch*seq,80)-40");
   CHECK_EQ_INT(om_test_count_op(m, "Slice"), 1);
