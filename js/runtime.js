@@ -53,7 +53,32 @@ async function load(options) {
   scratchCap = 4096;
   scratchPtr = mod._malloc(scratchCap) >>> 0;
   if (!scratchPtr) throw new Error('onemodel: could not allocate the argument buffer');
+  freshViews(mod);
   M = mod;
+}
+
+/**
+ * In the threaded build a pool worker that grows the memory leaves this thread's M.HEAP* views on
+ * the old, shorter buffer (Emscripten refreshes them only inside its own calls), and a read past
+ * their end throws RangeError. So each view is read through a getter that makes it again when the
+ * memory's buffer is not the one it views; Emscripten's own assignments go through the setter.
+ */
+function freshViews(mod) {
+  const memory = mod.wasmMemory;
+  if (!memory) return; // single-threaded: only this thread grows the memory, and Emscripten refreshes then
+  for (const name of ['HEAP8', 'HEAPU8', 'HEAP16', 'HEAPU16', 'HEAP32', 'HEAPU32', 'HEAPF32', 'HEAPF64', 'HEAP64', 'HEAPU64']) {
+    let view = mod[name];
+    if (!view) continue;
+    const View = view.constructor;
+    Object.defineProperty(mod, name, {
+      configurable: true,
+      get() {
+        if (view.buffer !== memory.buffer) view = new View(memory.buffer);
+        return view;
+      },
+      set(v) { view = v; },
+    });
+  }
 }
 
 /**
