@@ -1,37 +1,100 @@
 #!/usr/bin/env bash
 # Everything CI runs (npm test, .ci/run): bootstrap, builds, C tests (native, ASan+UBSan, the
 # thread pool's under TSan, WASM under node), JS tests, TypeScript check of the shipped
-# declarations. Stops at the first failure.
+# declarations. Stops at the first failure of the foreground steps (bootstrap, the release build,
+# the JS tests); the steps run beside them (below) are all awaited, their output printed when each
+# ends, and any failure fails the run.
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT"
 
 step() { printf '\n=== %s\n' "$*"; }
 
+# The C test steps and the TypeScript check need nothing the JS tests make, and the JS tests need
+# none of them: they run beside the release build and the JS files instead of before and after
+# them. Each step on its own leaves a core idle part of the time (configures, links, a test run's
+# last test, test_threads' one process, tsc's one thread, a JS file that waits on a child process
+# or a page), so one beside the other fills those gaps. They run at a lower priority (nice 10),
+# taking what the foreground leaves idle, so the JS files' timings are as before; when nothing is
+# left idle they finish after the JS files, which is the order they had. Each runs as its own
+# process group (set -m), so a failing foreground step stops them all.
+LOGS=$ROOT/build/test-logs
+mkdir -p "$LOGS"
+beside_pids=() beside_names=()
+stop_beside() {
+  local pid
+  for pid in "${beside_pids[@]}"; do kill -- "-$pid" 2>/dev/null || true; done
+}
+trap stop_beside EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+# beside NAME FUNCTION: FUNCTION in the background at nice 10, its output in build/test-logs/NAME.log.
+beside() {
+  local name=$1 fn=$2
+  set -m
+  ( renice -n 10 -p "$BASHPID" >/dev/null; SECONDS=0
+    trap 'echo "($name: $SECONDS s)"' EXIT
+    "$fn" ) >"$LOGS/$name.log" 2>&1 &
+  set +m
+  beside_pids+=("$!") beside_names+=("$name")
+}
+# await_beside: waits for each step run beside, prints its output; fails when any failed.
+await_beside() {
+  local i rc failed=()
+  for i in "${!beside_pids[@]}"; do
+    rc=0
+    wait "${beside_pids[$i]}" || rc=$?
+    printf '\n=== (beside) %s: %s\n' "${beside_names[$i]}" "$( ((rc)) && echo "FAILED (exit $rc)" || echo ok)"
+    cat "$LOGS/${beside_names[$i]}.log"
+    ((rc)) && failed+=("${beside_names[$i]}")
+  done
+  beside_pids=()
+  if ((${#failed[@]})); then
+    printf '\nfailed beside the JS tests: %s (logs in build/test-logs/)\n' "${failed[*]}" >&2
+    return 1
+  fi
+}
+
+sanitizers() {
+  step "build asan (native, Debug + OM_SANITIZE)"
+  bash tools/build.sh asan
+  step "ctest native-asan"
+  ctest --test-dir build/native-asan --output-on-failure -j 2
+  step "build tsan (native test_threads, Release + OM_TSAN)"
+  bash tools/build.sh tsan
+  step "test_threads under ThreadSanitizer"
+  # a race report makes the run exit non-zero (TSan's exitcode, 66, after the tests)
+  TSAN_OPTIONS=halt_on_error=1 build/native-tsan/test_threads
+}
+
+release_ctests() {
+  step "ctest native-release"
+  ctest --test-dir build/native-release --output-on-failure -j 2
+  step "ctest wasm-release (node)"
+  ctest --test-dir build/wasm-release --output-on-failure -j 2
+}
+
+typescript() {
+  step "tsc -p tests/js/types"
+  if [[ -f tests/js/types/tsconfig.json ]]; then
+    npx --no-install tsc -p tests/js/types
+    echo "tsc: ok"
+  else
+    echo "notice: tests/js/types/tsconfig.json does not exist yet, skipped"
+  fi
+}
+
 step "bootstrap"
 bash tools/bootstrap.sh
+
+# the sanitizer builds use their own build directories; tsc reads the sources and node_modules
+beside sanitizers sanitizers
+beside typescript typescript
 
 step "build release (native + wasm)"
 bash tools/build.sh release
 
-step "build asan (native, Debug + OM_SANITIZE)"
-bash tools/build.sh asan
-
-step "ctest native-release"
-ctest --test-dir build/native-release --output-on-failure -j 2
-
-step "ctest native-asan"
-ctest --test-dir build/native-asan --output-on-failure -j 2
-
-step "build tsan (native test_threads, Release + OM_TSAN)"
-bash tools/build.sh tsan
-
-step "test_threads under ThreadSanitizer"
-# a race report makes the run exit non-zero (TSan's exitcode, 66, after the tests)
-TSAN_OPTIONS=halt_on_error=1 build/native-tsan/test_threads
-
-step "ctest wasm-release (node)"
-ctest --test-dir build/wasm-release --output-on-failure -j 2
+beside release-ctests release_ctests
 
 step "node --test tests/js/*.test.mjs"
 # node --test starts the files in the order given: the longest first (seconds of CPU each, measured
@@ -59,10 +122,4 @@ else
   echo "notice: no tests/js/*.test.mjs yet, skipped"
 fi
 
-step "tsc -p tests/js/types"
-if [[ -f tests/js/types/tsconfig.json ]]; then
-  npx --no-install tsc -p tests/js/types
-  echo "tsc: ok"
-else
-  echo "notice: tests/js/types/tsconfig.json does not exist yet, skipped"
-fi
+await_beside
