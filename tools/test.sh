@@ -34,7 +34,7 @@ beside() {
   set -m
   ( renice -n 10 -p "$BASHPID" >/dev/null; SECONDS=0
     trap 'echo "($name: $SECONDS s)"' EXIT
-    "$fn" ) >"$LOGS/$name.log" 2>&1 &
+    "$fn" ) </dev/null >"$LOGS/$name.log" 2>&1 &
   set +m
   beside_pids+=("$!") beside_names+=("$name")
 }
