@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # npm run test:times: where npm test's time goes, step by step. Each step runs alone (one at a
-# time, so steps do not slow each other) and is measured in CPU seconds (user + sys of the step
+# time, so steps do not slow each other; npm test runs the C test steps and tsc beside the release
+# build and the JS files, tools/test.sh) and is measured in CPU seconds (user + sys of the step
 # and every process it waited for) as well as wall seconds: on a machine shared with other builds
 # the wall time says little, the CPU time changes little. The steps are tools/test.sh's: the
 # builds (incremental: delete build/ first for a fresh clone's figures), each ctest run, the
