@@ -14,10 +14,11 @@ step() { printf '\n=== %s\n' "$*"; }
 # none of them: they run beside the release build and the JS files instead of before and after
 # them. Each step on its own leaves a core idle part of the time (configures, links, a test run's
 # last test, test_threads' one process, tsc's one thread, a JS file that waits on a child process
-# or a page), so one beside the other fills those gaps. They run at a lower priority (nice 10),
+# or a page), so one beside the other fills those gaps. They run at the lowest priority (nice 19),
 # taking what the foreground leaves idle, so the JS files' timings are as before; when nothing is
-# left idle they finish after the JS files, which is the order they had. Each runs as its own
-# process group (set -m), so a failing foreground step stops them all.
+# left idle they finish after the JS files, which is the order they had, the ASan and the TSan
+# steps side by side. Each runs as its own process group (set -m), so a failing foreground step
+# stops them all.
 LOGS=$ROOT/build/test-logs
 mkdir -p "$LOGS"
 beside_pids=() beside_names=()
@@ -28,11 +29,11 @@ stop_beside() {
 trap stop_beside EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
-# beside NAME FUNCTION: FUNCTION in the background at nice 10, its output in build/test-logs/NAME.log.
+# beside NAME FUNCTION: FUNCTION in the background at nice 19, its output in build/test-logs/NAME.log.
 beside() {
   local name=$1 fn=$2
   set -m
-  ( renice -n 10 -p "$BASHPID" >/dev/null; SECONDS=0
+  ( renice -n 19 -p "$BASHPID" >/dev/null; SECONDS=0
     trap 'echo "($name: $SECONDS s)"' EXIT
     "$fn" ) </dev/null >"$LOGS/$name.log" 2>&1 &
   set +m
@@ -55,11 +56,14 @@ await_beside() {
   fi
 }
 
-sanitizers() {
+asan() {
   step "build asan (native, Debug + OM_SANITIZE)"
   bash tools/build.sh asan
   step "ctest native-asan"
   ctest --test-dir build/native-asan --output-on-failure -j 2
+}
+
+tsan() {
   step "build tsan (native test_threads, Release + OM_TSAN)"
   bash tools/build.sh tsan
   step "test_threads under ThreadSanitizer"
@@ -88,7 +92,8 @@ step "bootstrap"
 bash tools/bootstrap.sh
 
 # the sanitizer builds use their own build directories; tsc reads the sources and node_modules
-beside sanitizers sanitizers
+beside asan asan
+beside tsan tsan
 beside typescript typescript
 
 step "build release (native + wasm)"
