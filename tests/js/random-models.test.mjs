@@ -19,16 +19,16 @@ const SEED = 1;
 const COUNT = 600;
 
 // One pool (one worker, which loads onemodel and onnxruntime-web once) runs the instrument's
-// cases, the known onnxruntime bug's and the batch's; a case that crashes or hangs gets a fresh
-// worker, so the cases before it leave nothing behind. 60 s a case: runBatch's default.
+// cases (one with a shorter timeout, one with a smaller check budget), the known onnxruntime
+// bug's and the batch's; a case that crashes or hangs gets a fresh worker, so the cases before it
+// leave nothing behind. 60 s a case: runBatch's default.
 const pool = new Pool({ timeoutMs: 60000 });
 after(() => pool.close());
 /** A source returning a function model of x [5, 4] with a symbolic batch. */
 const fn = (body, pre = '') => `${pre}\nreturn { model: (x) => ${body}, inputs: { x: { shape: [5, 4], axes: ['B', null] } } };`;
 
 describe('the random-model instrument', () => {
-  const hangs = new Pool({ timeoutMs: 5000 }); // a case's time starts once its worker is ready: 5 s is plenty for the refused one
-  after(() => hangs.close());
+  const hangs = { timeoutMs: 5000 }; // a case's time starts once its worker is ready: 5 s is plenty for the refused one
 
   test('the PRNG and the generator are deterministic', () => {
     const r = new Rng(1, 2);
@@ -86,24 +86,20 @@ describe('the random-model instrument', () => {
     assert.match(tail.message, /\[ORT Sigmoid: the Session agrees at every size/);
     const ours = await pool.run(fn('x.sigmoid().mul(om.Tracer.active ? 2 : 1)'), { id: 'wrong with a sigmoid' });
     assert.deepEqual([ours.class, ours.ortSigmoid], ['wrong', undefined], JSON.stringify(ours));
-    const hang = await hangs.run(fn('{ for (;;); }'), { id: 'hang' });
+    const hang = await pool.run(fn('{ for (;;); }'), { id: 'hang' }, hangs);
     assert.equal(hang.class, 'crash');
     assert.equal(hang.at, 'hang');
+    assert.equal(hang.message, 'no result within 5 s (the worker was stopped)');
     // a new worker runs the next model (a refused one: it needs no onnxruntime)
-    assert.equal((await hangs.run(cases.refused, { id: 'after the hang' })).class, 'refused');
+    assert.equal((await pool.run(cases.refused, { id: 'after the hang' }, hangs)).class, 'refused');
   });
 
   test('an assignment whose outputs are too large to compare is skipped with its reason, not run until the worker is stopped', async () => {
     // case 22:463 (x expanded to [B, B, B, 12], checked at B = 161) hung the runner: here the
     // same at a small budget, [B, B, 4] at B = 41 (6724 elements) over 2000, B = 11 (484) under it
-    const small = new Pool({ timeoutMs: 30000, caseOptions: { checkElements: 2000 } });
-    try {
-      const r = await small.run(fn('x.unsqueeze(0).expand(x.shape[0], -1, -1)'), { id: 'too large' });
-      assert.deepEqual([r.class, r.checked, r.skipped], ['agree', 7, 1], JSON.stringify(r));
-      assert.deepEqual(r.skipReasons, ['B=41: outputs of 6724 elements, more than a check compares (2000)']);
-    } finally {
-      await small.close();
-    }
+    const r = await pool.run(fn('x.unsqueeze(0).expand(x.shape[0], -1, -1)'), { id: 'too large' }, { caseOptions: { checkElements: 2000 } });
+    assert.deepEqual([r.class, r.checked, r.skipped], ['agree', 7, 1], JSON.stringify(r));
+    assert.deepEqual(r.skipReasons, ['B=41: outputs of 6724 elements, more than a check compares (2000)']);
   });
 
   test('the shrinker keeps the failure and drops the rest', async () => {

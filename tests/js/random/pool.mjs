@@ -7,6 +7,7 @@
 //
 //   const pool = new Pool({ workers: 1, timeoutMs: 60000, caseOptions: { checkSuggestions: true } });
 //   const record = await pool.run(source, { id, family, tags });
+//   const other = await pool.run(source, { id }, { timeoutMs: 5000, caseOptions: { checkElements: 2000 } });
 //   await pool.close();
 //
 // This file is also the workers' entry (they load it with workerData.role set).
@@ -26,11 +27,12 @@ export class Pool {
     this.closed = false;
   }
 
-  /** Runs one case (its source and the meta copied into the record); resolves to its record. */
-  run(source, meta = {}) {
+  /** Runs one case (its source and the meta copied into the record); resolves to its record.
+   *  caseOptions and timeoutMs, when given, replace the pool's for this case alone. */
+  run(source, meta = {}, { caseOptions = this.caseOptions, timeoutMs = this.timeoutMs } = {}) {
     if (this.closed) return Promise.reject(new Error('Pool: closed'));
     return new Promise((resolve) => {
-      this.queue.push({ source, meta, resolve });
+      this.queue.push({ source, meta, caseOptions, timeoutMs, resolve });
       this.#dispatch();
     });
   }
@@ -100,10 +102,10 @@ export class Pool {
       slot.job = job;
       slot.timer = setTimeout(() => {
         if (slot.job !== job) return;
-        this.#finish(slot, { ...job.meta, class: 'crash', at: 'hang', message: `no result within ${this.timeoutMs / 1000} s (the worker was stopped)` });
+        this.#finish(slot, { ...job.meta, class: 'crash', at: 'hang', message: `no result within ${job.timeoutMs / 1000} s (the worker was stopped)` });
         this.#replace(slot);
-      }, this.timeoutMs);
-      slot.worker.postMessage({ source: job.source, meta: job.meta, options: this.caseOptions });
+      }, job.timeoutMs);
+      slot.worker.postMessage({ source: job.source, meta: job.meta, options: job.caseOptions });
     }
   }
 }
