@@ -14,10 +14,10 @@ step() { printf '\n=== %s\n' "$*"; }
 # none of them: they run beside the release build and the JS files instead of before and after
 # them. Each step on its own leaves a core idle part of the time (configures, links, a test run's
 # last test, test_threads' one process, tsc's one thread, a JS file that waits on a child process
-# or a page), so one beside the other fills those gaps. They run at the lowest priority (nice 19),
-# taking what the foreground leaves idle, so the JS files' timings are as before; when nothing is
-# left idle they finish after the JS files, which is the order they had, the ASan and the TSan
-# steps side by side. Each runs as its own process group (set -m), so a failing foreground step
+# or a page), so one beside the other fills those gaps. They run at the lowest priority (nice 19:
+# the scheduler gives such a process about 1/70 of the CPU a nice-0 one gets when both want it), so
+# they take what the foreground leaves idle and barely slow it; when nothing is left idle they
+# finish after the JS files, which is the order they had, the ASan and the TSan steps side by side. Each runs as its own process group (set -m), so a failing foreground step
 # stops them all.
 LOGS=$ROOT/build/test-logs
 mkdir -p "$LOGS"
