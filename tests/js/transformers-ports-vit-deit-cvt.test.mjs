@@ -76,22 +76,33 @@ describe('ViT, DeiT, CvT and PVT v2 traced once with symbolic batch, height and 
     }, undefined, loadFixture('deit').cases.findIndex((c) => c.sizes.batch === 2 && c.sizes.height === 16 && c.sizes.width === 16))));
 });
 
-describe('ViT with the first interpolate_pos_encoding (scale_factor (h0 + 0.1) / 4): a symbolic trace is refused, loudly (left open)', () => {
-  // The scale factor is a float the model computes from the image's size, and PyTorch samples the
-  // table at (dst + 0.5) / scale - 0.5 with it: an exact graph exists (the scale a Mul and an Add of
-  // the patch grid, 1 / scale computed as the kernel takes it), but interpolate's float arguments
-  // are fixed numbers to the tracer, so it refuses here rather than freeze the traced scale.
-  test('symbolic height and width: SymbolicShape at the interpolate, naming the float argument that moves', () => {
-    const fx = loadFixture('vit_scale_factor');
-    const model = loadPort(PORTS.vit_scale_factor, 'vit_scale_factor', fx);
+describe('ViT with the first interpolate_pos_encoding (scale_factor (h0 + 0.1) / 4)', () => {
+  // The scale is a * h0 + b of the patch grid in the graph, and 1 / scale is computed there in
+  // double as PyTorch's kernel takes it: right against PyTorch at every fixture size but the
+  // native 16 x 16. There (and wherever height = width and h0 * w0 = 16: 16 to 19 square) the model
+  // returns its table unresampled (upstream's `if npatch == N and h == w`), a path no run of the
+  // tracer takes (it sees only what the runs at other sizes do, and none is square with 4 x 4
+  // patches), so the graph resamples by 4 / 4.1 there: SILENTLY WRONG, left open (the tracer's
+  // runs would have to find a branch on two symbols' equality together with a product's value).
+  const square = (s) => s.height === s.width && Math.floor(s.height / 4) === 4;
+  test('symbolic batch, height and width: right against PyTorch in both engines but at 16 x 16, where the graph is wrong (left open)', async (t) => {
+    let bytes;
+    await tracesEverywhere(t, PORTS.vit_scale_factor, 'vit_scale_factor', (tm) => {
+      assert.deepEqual(symbols(tm), { batch: [1, Infinity], height: [4, Infinity], width: [4, Infinity] });
+      bytes = tm.save();
+    }, undefined, undefined, (s) => !square(s));
+    const c = loadFixture('vit_scale_factor').cases.find((x) => square(x.sizes));
+    const session = await om.InferenceSession.create(bytes);
+    const inputs = caseInputs(c), want = caseOutputs(c).logits;
     try {
-      om.tidy(() => {
-        assert.throws(() => om.trace(model, { pixel_values: [image([2, 3, 24, 20], 1), ['batch', null, 'height', 'width']] }),
-          (e) => e instanceof om.TraceError && e.kind === 'SymbolicShape'
-            && /^interpolate: float argument 0 is 1\.525 here and [\d.]+ at batch=\d+, height=\d+, width=\d+; a float argument computed from a size cannot be written in the graph \(at .*vit\.mjs:\d+:\d+\)$/.test(e.message));
-      });
+      const got = session.run(inputs).logits;
+      const [g, w] = [got.toArray(), want.toArray()];
+      got.dispose();
+      const worst = Math.max(...Array.from(w, (v, i) => Math.abs(g[i] - v)));
+      assert.ok(worst > 1e-3, `at 16 x 16 the graph now agrees with PyTorch (${worst}): the branch is found; make this an agreement check`);
     } finally {
-      model.dispose();
+      session.dispose();
+      for (const v of [...Object.values(inputs), want]) v.dispose();
     }
   });
 
