@@ -657,6 +657,12 @@ bool om__lower_arg_moves(om_lower *l, int k);
 /** Given float attr k (a bit of the op's sym_fargs) as a float32 0-d value: computed from the
  *  sizes where it changes with them (1 / sqrt(E)), else a constant of its value. -1 on error. */
 int om__lower_farg(om_lower *l, int k);
+/** True when given float attr k changes with the sizes (a bit of the op's sym_fargs). */
+bool om__lower_farg_moves(om_lower *l, int k);
+/** (float)(1 / f) of given float attr k as a float32 [1] value, as a kernel takes a scale: computed
+ *  in double from the sizes where f moves (the model's f bit for bit, or -1 with SymbolicShape),
+ *  else a constant. -1 on error. */
+int om__lower_farg_recip(om_lower *l, int k);
 /** The extent n when input i is 0, 1, ..., n - 1 along its one axis of extent n, every other of
  *  size 1 (an arange at a symbolic length, unsqueezed), else -1. */
 int om__lower_iota(om_lower *l, int i);

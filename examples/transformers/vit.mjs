@@ -62,8 +62,10 @@ export class ViTEmbeddings extends nn.Module {
   interpolatePosEncoding(embeddings, height, width) {
     const numPatches = embeddings.shape[1] - 1;
     const numPositions = this.position_embeddings.shape[1] - 1;
-    // (upstream also interpolates under torch.jit.is_tracing(), so that an exported graph holds at other sizes)
-    if (numPatches === numPositions && height === width) return this.position_embeddings;
+    // upstream interpolates under torch.jit.is_tracing() too, so that an exported graph holds at
+    // other sizes: so does the port while om.Tracer.active (the tracer would otherwise find the
+    // square native sizes, where the model takes the table as it is, and refuse the trace)
+    if (!om.Tracer.active && numPatches === numPositions && height === width) return this.position_embeddings;
     const classPosEmbed = this.position_embeddings.slice(1, 0, 1);
     let patchPosEmbed = this.position_embeddings.slice(1, 1);
     const dim = embeddings.shape[embeddings.shape.length - 1];

@@ -456,7 +456,7 @@ static bool taps_computed(om_lower *l, const om_attrs *a, int k, int in_x, int o
       !om__emit(l, "Cast", &dst, 1, &fl, 1, &d, &OM_ATTR_INT("to", 1 /* FLOAT */), 1))
     return false;
   if (a->i[4] && !align) {
-    s = om__lower_scalar(l, (float)(1.0 / a->f[k]), OM_FLOAT32);
+    s = om__lower_farg_recip(l, k); /* (float)(1 / scale), computed where the scale moves with the sizes */
   } else { /* (float)in / (float)out, or (float)(in - 1) / (float)(out - 1) (out 1: src is 0 at its one dst whatever s is) */
     int num = align ? last : om__lower_x_value(l, in_x), den, fn, fd;
     den = om__lower_x_value(l, align ? om__lower_x_lin(l, 1, out_x, 0, -1, -1) : out_x);
@@ -504,7 +504,7 @@ static bool taps_computed(om_lower *l, const om_attrs *a, int k, int in_x, int o
 static bool taps_values(om_lower *l, const om_attrs *a, int k, int in_x, int out_x, int t[8]) {
   int64_t out = a->i[2 + k], in;
   int n = tap_count(a);
-  if (om__lower_x_is_const(l, in_x, &in) && om__lower_x_is_const(l, out_x, &(int64_t){0})) { /* fixed: the kernel's own taps */
+  if (om__lower_x_is_const(l, in_x, &in) && om__lower_x_is_const(l, out_x, &(int64_t){0}) && !om__lower_farg_moves(l, k)) { /* fixed: the kernel's own taps */
     int64_t *i = om__alloc(sizeof(int64_t) * (uint64_t)n * (uint64_t)out, "interpolate");
     float *w = om__alloc(sizeof(float) * (uint64_t)n * (uint64_t)out, "interpolate");
     bool ok = i && w;
@@ -536,6 +536,7 @@ static bool resize_exact(om_lower *l, const om_call *c, int k) {
   const om_attrs *a = &c->attrs;
   double s = a->i[4] ? a->f[k] : resize_scale(l, c, k);
   int e;
+  if (a->i[4] && om__lower_farg_moves(l, k)) return false; /* a scale the sizes give: no constant Resize */
   if (s == 1) return true;
   return !a->i[1] && s > 0 && frexp(s, &e) == 0.5;
 }
@@ -558,7 +559,7 @@ static bool lower_taps(om_lower *l, const om_call *c) {
     if (out_x < 0) out_x = om__lower_x_const(l, a->i[2 + k]);
     if (in_x < 0 || out_x < 0) return false;
     bool same = in_x == out_x || (om__lower_in_ext(l, 0, 2 + k) < 0 && om__lower_out_ext(l, 0, 2 + k) < 0 && a->i[2 + k] == x->shape[2 + k]);
-    if (same && (!a->i[4] || a->f[k] == 1)) continue; /* a kept size by no scale factor: src = dst, weight 1 at dst */
+    if (same && (!a->i[4] || (a->f[k] == 1 && !om__lower_farg_moves(l, k)))) continue; /* a kept size by no scale factor: src = dst, weight 1 at dst */
     m.shape[2 + k] = a->i[2 + k];
     if (!taps_values(l, a, k, in_x, out_x, t)) return false;
     int from = v;
@@ -595,6 +596,9 @@ static bool lower_taps(om_lower *l, const om_call *c) {
  * eager kernel's in / out is 1 / scale exactly. Everything else is the eager taps (lower_taps). */
 static bool lower_interpolate(om_lower *l, const om_call *c) {
   const om_attrs *a = &c->attrs;
+  if (a->i[0] == MODE_NEAREST && (om__lower_farg_moves(l, 0) || om__lower_farg_moves(l, 1)))
+    return om__trace_fail(OM_ERR_TRACE_SYMBOLIC_SHAPE, "interpolate: a nearest scale factor that changes with the sizes "
+                          "(%g here) is not traced (give the output size instead)", a->f[om__lower_farg_moves(l, 0) ? 0 : 1]);
   if (a->i[0] == MODE_NEAREST) return lower_nearest(l, c);
   if (!resize_exact(l, c, 0) || !resize_exact(l, c, 1)) return lower_taps(l, c);
   bool cubic = a->i[0] == MODE_BICUBIC;
@@ -613,6 +617,7 @@ const om_op_def om__op_interpolate = {
     .name = "interpolate", .n_in = 1, .n_out = 1, .saves = 0,
     .infer = infer_interpolate, .forward = forward_interpolate, .backward = interpolate_backward,
     .lower = lower_interpolate, .extents = extents_interpolate, .derives_extents = true, .sym_args = 1 << 2 | 1 << 3,
+    .sym_fargs = 1 << 0 | 1 << 1, /* a scale factor the model computes from a size (DINO's (h0 + 0.1) / sqrt(N)) */
     .onnx = "nearest: Resize (asymmetric, floor) by whole or 1/2^j scales, else Gather per resized axis (the eager "
             "source indices, computed in the graph on a symbolic axis); bilinear and bicubic: Resize (linear, or cubic "
             "with cubic_coeff_a -0.75; axes 2, 3; half_pixel) where each axis is kept or scaled by a power of two, else "

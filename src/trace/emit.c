@@ -1,5 +1,8 @@
 /* The helpers the ops' extents and lower rules use: the call's inputs, arguments and extents,
  * sizes as graph values, and writing nodes and generated constants into the recording. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "trace/trace.h"
@@ -354,6 +357,72 @@ int om__lower_xfloat(om_lower *l, const om_xfloat *f) {
 
 int om__lower_farg(om_lower *l, int k) {
   return l->fmoves >> k & 1 ? om__lower_xfloat(l, &l->farg[k]) : om__lower_scalar(l, l->given->f[k], OM_FLOAT32);
+}
+
+bool om__lower_farg_moves(om_lower *l, int k) { return l->fmoves >> k & 1; }
+
+/* Whether f gives float attr k of the call going on bit for bit as the model passed it, in the
+ * record run and in every run that made the call: a scale (h0 + 0.1) / 4 is fitted from a few
+ * runs as a * h0 + b, and a kernel takes 1 / scale in float, where one bit more or less moves
+ * every sample of a large resize. */
+static bool xfloat_bits(om_lower *l, int k, const om_xfloat *f) {
+  int64_t v[64];
+  double got;
+  om__run_example(l->tr, v);
+  if (!om__xfloat_eval(l->tr, f, v, &got) || memcmp(&got, &l->given->f[k], sizeof got)) return false;
+  for (int r = 0; r < l->tr->runs.n; r++) {
+    om_attrs at;
+    if (!l->rc[r]) continue;
+    om__runcall_attrs(&l->tr->runs.v[r], l->rc[r], &at);
+    if (!om__xfloat_eval(l->tr, f, l->tr->runs.v[r].v, &got) || memcmp(&got, &at.f[k], sizeof got)) return false;
+  }
+  return true;
+}
+
+int om__lower_farg_recip(om_lower *l, int k) {
+  if (!(l->fmoves >> k & 1)) return om__lower_scalar(l, (float)(1.0 / l->given->f[k]), OM_FLOAT32);
+  /* the fit's a and b come from differences of the runs' floats, which can be a bit off the
+   * model's own constants: (w0 + 0.1) / 4 fitted at w0 = 5 has b = (5.1 - 5) / 4, 2^-52 off 0.1
+   * / 4, and rounds (2 + 0.1) / 4 the other way. The model wrote them in decimal: both rounded to
+   * 15 significant digits, then 14, ... 6 are tried next (b's error is relative to the float, not
+   * to b: 0.025 is 0.024999999999999911 here), then a rounded to float with b taken back from the
+   * record run */
+  om_xfloat fit = l->farg[k], f = fit;
+  int64_t v0[64], x0;
+  om__run_example(l->tr, v0);
+  if (!om__x_eval(l->tr, fit.x, v0, &x0)) return -1;
+  double fx0 = fit.fn == 1 ? 1 / (double)x0 : fit.fn == 2 ? sqrt((double)x0) : fit.fn == 3 ? 1 / sqrt((double)x0) : (double)x0;
+  for (int digits = 15; digits >= 5 && !xfloat_bits(l, k, &f); digits--) {
+    char a[32], b[32];
+    snprintf(a, sizeof a, "%.*g", digits, fit.a);
+    snprintf(b, sizeof b, "%.*g", digits, fit.b);
+    f.a = digits > 5 ? strtod(a, NULL) : (float)fit.a;
+    f.b = digits > 5 ? strtod(b, NULL) : l->given->f[k] - f.a * fx0;
+  }
+  if (!xfloat_bits(l, k, &f))
+    return om__trace_fail(OM_ERR_TRACE_SYMBOLIC_SHAPE, "%s: float argument %d (%.17g here) changes with the sizes, and "
+                          "the graph's %.17g * %s%s + %.17g does not give it bit for bit at every size the runs saw "
+                          "(the op takes 1 / it in float)", l->who, k, l->given->f[k], f.a, f.fn == 1 ? "1 / " : f.fn == 2 ? "sqrt " : f.fn == 3 ? "1 / sqrt " : "",
+                          om__x_name(l->tr, f.x), f.b), -1;
+  /* (float)(1 / (a * fn(x) + b)) in double, the operations om__xfloat_eval's in its order */
+  om_meta d1 = {.dtype = OM_FLOAT64, .ndim = 1, .shape = {1}}, f1 = d1;
+  f1.dtype = OM_FLOAT32;
+  int v = om__lower_x_value(l, f.x);
+  if (v < 0 || !om__emit(l, "Cast", &v, 1, &d1, 1, &v, &OM_ATTR_INT("to", 11 /* DOUBLE */), 1)) return -1;
+  if ((f.fn == 2 || f.fn == 3) && !om__emit(l, "Sqrt", &v, 1, &d1, 1, &v, NULL, 0)) return -1;
+  int unit = om__lower_scalar(l, 1, OM_FLOAT64);
+  if ((f.fn == 1 || f.fn == 3) && (unit < 0 || !om__emit(l, "Div", (int[]){unit, v}, 2, &d1, 1, &v, NULL, 0))) return -1;
+  const char *op[2] = {"Mul", "Add"};
+  double by[2] = {f.a, f.b}, keep[2] = {1, 0};
+  for (int j = 0; j < 2; j++) {
+    if (by[j] == keep[j]) continue;
+    int two[2] = {v, om__lower_scalar(l, by[j], OM_FLOAT64)};
+    if (two[1] < 0 || !om__emit(l, op[j], two, 2, &d1, 1, &v, NULL, 0)) return -1;
+  }
+  if (unit < 0 || !om__emit(l, "Div", (int[]){unit, v}, 2, &d1, 1, &v, NULL, 0) ||
+      !om__emit(l, "Cast", &v, 1, &f1, 1, &v, &OM_ATTR_INT("to", 1 /* FLOAT */), 1))
+    return -1;
+  return v;
 }
 
 int om__lower_float(om_lower *l, double v) {

@@ -118,6 +118,12 @@ static void infer_at(probe *p, const int64_t *v, int over_i, int over_e, int64_t
   om_call pc = {.op = c->op, .n_in = c->n_in, .n_out = c->n_out, .in = p->fake_in, .attrs = *l->given};
   for (int k = 0; k < pc.attrs.n_i; k++)
     if (!om__x_eval(tr, l->arg[k], v, &pc.attrs.i[k])) return (void)snprintf(p->why, sizeof p->why, "a size overflows");
+  /* a float argument that moves (fit_args' fmoves: interpolate's scale factor (h0 + 0.1) / 4) is
+   * the one the model passes at v, not the record run's: an extent the op derives from it
+   * (floor(4 * scale) = h0) would otherwise be the traced one at every probe */
+  for (int k = 0; k < pc.attrs.n_f; k++)
+    if (l->fmoves >> k & 1 && !om__xfloat_eval(tr, &l->farg[k], v, &pc.attrs.f[k]))
+      return (void)snprintf(p->why, sizeof p->why, "a size overflows");
   om_thread_state *st = om__state();
   om_error_kind kind = st->err_kind;
   char msg[sizeof st->err_msg];
@@ -559,6 +565,8 @@ bool om__probe_extents(om_lower *l) {
       if (x >= 0) p.used |= tr->xs.v[x].syms;
     }
   for (int k = 0; k < l->given->n_i; k++) p.used |= tr->xs.v[l->arg[k]].syms;
+  for (int k = 0; k < l->given->n_f; k++) /* a table resized by a scale the sizes give moves with them */
+    if (l->fmoves >> k & 1) p.used |= tr->xs.v[l->farg[k].x].syms;
   for (int j = 0; j < c->n_out; j++)
     for (int d = 0; d < OM_MAX_DIMS; d++) l->out_ext[j][d] = -1;
   if (!p.used) return true; /* nothing here changes with the sizes */

@@ -1901,6 +1901,246 @@ static bool check_pairs(run_ctx *rc) {
   return true;
 }
 
+/* ---- points off the lines (docs/symbolic-axes.md, "Points off the lines") ---- */
+
+#define OM_POINT_WINDOW 12  /* the sizes each side of each example a diagonal runs at, every one */
+#define OM_POINT_TARGETS 64 /* the most constants' axes (and each one less) an extent is solved for */
+#define OM_POINTS_SOLVED 32 /* the most runs at sizes where an extent meets such an axis */
+
+static int64_t gcd64(int64_t a, int64_t b);
+
+/* A point off the lines: the symbols of mask at one size x (a diagonal: their sizes equal; one
+ * symbol: its own line), the others at their examples. */
+typedef struct om_point {
+  uint64_t mask;
+  int64_t x;
+} om_point;
+
+/* The variables of point p into v: false when x is not a size of each of its symbols (outside
+ * the range as it stands, not a multiple, past the range check's far end) or the inputs would be
+ * larger than the range check runs (OM_RANGE_INPUT_ELEMS). */
+static bool point_at(const om_trace *tr, om_point p, int64_t *v) {
+  om__run_example(tr, v);
+  for (int k = 0; k < tr->symbols.n; k++) {
+    const om_symbol *s = &tr->symbols.v[k];
+    if (!(p.mask >> k & 1)) continue;
+    if (p.x % s->multiple || p.x < s->min || p.x > s->max || p.x / s->multiple > far_variable(s, v[k])) return false;
+    v[k] = p.x / s->multiple;
+  }
+  return largest_input(tr, v) <= OM_RANGE_INPUT_ELEMS;
+}
+
+/* The step between sizes of mask's diagonal (the least common multiple of their multiples), 0
+ * when it overflows. */
+static int64_t point_step(const om_trace *tr, uint64_t mask) {
+  int64_t l = 1;
+  for (int k = 0; k < tr->symbols.n; k++) {
+    if (!(mask >> k & 1)) continue;
+    int64_t m = tr->symbols.v[k].multiple, g = gcd64(l, m);
+    if (l / g > INT64_MAX / m / 2) return 0;
+    l = l / g * m;
+  }
+  return l;
+}
+
+/* The model does at point p what the trace does not (why, at its call, name): the trace ends
+ * with SymbolicShape, at the model's call, naming p, the sizes along p's diagonal where the
+ * model does so too (walked from p), and the declaration of each symbol that leaves them out
+ * with its example in. Returns false. */
+static bool refuse_point(run_ctx *rc, om_point p, const int64_t *bad, const char *why, int64_t call, const char *name) {
+  om_trace *tr = rc->tr;
+  int64_t step = point_step(tr, p.mask), lo = p.x, hi = p.x, v[64];
+  for (int dir = -1; dir <= 1; dir += 2)
+    for (int i = 0; i < 64; i++) {
+      om_point q = {p.mask, (dir < 0 ? lo : hi) + dir * step};
+      if (!point_at(tr, q, v)) break;
+      int r = verdict_at(rc, v);
+      if (r == RANGE_ENDED) return false;
+      if (r != RANGE_DIFFERS) break;
+      *(dir < 0 ? &lo : &hi) = q.x;
+    }
+  char at_bad[160], names[160] = "", span[240] = "", decl[600] = "", one[200];
+  size_t n = 0, nd = 0;
+  om__run_sizes(tr, bad, p.mask, at_bad, sizeof at_bad);
+  for (int k = 0; k < tr->symbols.n; k++) {
+    const om_symbol *s = &tr->symbols.v[k];
+    if (!(p.mask >> k & 1)) continue;
+    if (n < sizeof names) n += (size_t)snprintf(names + n, sizeof names - n, "%s%s", n ? " = " : "", s->name);
+    if (s->size >= lo && s->size <= hi) continue; /* no range of k leaves them out with its example in */
+    if (s->size > hi) dim_declaration(one, sizeof one, 0, s, (hi / s->multiple + 1) * s->multiple, s->max);
+    else dim_declaration(one, sizeof one, 0, s, s->min, (lo - 1) / s->multiple * s->multiple);
+    if (nd < sizeof decl) nd += (size_t)snprintf(decl + nd, sizeof decl - nd, "%s%s", nd ? " or " : "", one);
+  }
+  if (lo < hi) snprintf(span, sizeof span, " (and so at %s from %lld to %lld)", names, (long long)lo, (long long)hi);
+  const char *msg = om__arena_printf(
+      &tr->g.arena, "%s: the model does another thing at sizes off the lines the range check runs along: at %s it %s%s, "
+      "so the graph would be wrong there. %s%s (om_trace_dim in C)", name, at_bad, why, span,
+      decl[0] ? "It holds away from them: declare " : "No range of one symbol leaves them out with the example's size in: "
+      "trace with ", decl[0] ? decl : "one of them fixed");
+  return refuse_at_call(rc, bad, call, msg);
+}
+
+/* Runs the model at point p (not the example's sizes): where it does another thing than the
+ * trace, refused (refuse_point). Where it fails, or makes more calls than the check runs, it
+ * says nothing: no answer to give, or past what runs. false when the trace ended. */
+static bool check_point(run_ctx *rc, om_point p) {
+  om_trace *tr = rc->tr;
+  int64_t v[64], v0[64], call;
+  char why[320];
+  const char *name;
+  om__run_example(tr, v0);
+  if (!point_at(tr, p, v) || !memcmp(v, v0, sizeof(int64_t) * (size_t)tr->symbols.n)) return true;
+  int r = range_run(rc, v, why, sizeof why, &call, &name);
+  if (r == RANGE_ENDED) return false;
+  return r != RANGE_DIFFERS || refuse_point(rc, p, v, why, call, name);
+}
+
+/* The diagonals the points lie on: each pair of symbols, and the symbols of each input that has
+ * three or more (all equal), into masks (at most cap); their count. */
+static int diagonals(const om_trace *tr, uint64_t *masks, int cap) {
+  int n = 0;
+  for (int k = 0; k < tr->symbols.n; k++)
+    for (int j = k + 1; j < tr->symbols.n && n < cap; j++) masks[n++] = (uint64_t)1 << k | (uint64_t)1 << j;
+  for (int i = 0; i < tr->g.inputs.n && n < cap; i++) {
+    const om_gvalue *x = &tr->g.values.v[tr->g.inputs.v[i]];
+    uint64_t m = 0;
+    for (int d = 0; d < x->ndim; d++)
+      if (x->ext[d] >= 0) m |= tr->xs.v[x->ext[d]].syms;
+    bool seen = __builtin_popcountll(m) < 3;
+    for (int q = 0; q < n && !seen; q++) seen = masks[q] == m;
+    if (!seen) masks[n++] = m;
+  }
+  return n;
+}
+
+/* The sizes x on p.mask's diagonal from lo to hi (multiples of step) where expression e is t,
+ * as [*a, *b]: e is taken to be monotone along it (a convolution's, a patch grid's, a
+ * concatenation's extent is), found by bisection and checked, so that a form that is not
+ * monotone gives no point where e is not t (only, perhaps, misses one). false when none. */
+static bool solve(const om_trace *tr, int e, uint64_t mask, int64_t lo, int64_t hi, int64_t step, int64_t t, int64_t *a,
+                  int64_t *b) {
+  int64_t v[64], n = (hi - lo) / step, f0, fn;
+#define EVAL(i, out) (point_at(tr, (om_point){mask, lo + (i) * step}, v) && om__x_eval(tr, e, v, (out)))
+  if (n < 1 || !EVAL(0, &f0) || !EVAL(n, &fn) || f0 == fn) return false;
+  int64_t sign = f0 < fn ? 1 : -1, first[2]; /* the first i where sign * e >= sign * t, then > */
+  for (int strict = 0; strict < 2; strict++) {
+    int64_t l = 0, h = n + 1, f;
+    while (l < h) { /* invariant: below l it is below t (strict: at most t), from h on not */
+      int64_t mid = l + (h - l) / 2;
+      if (!EVAL(mid, &f)) return false;
+      if (strict ? sign * f > sign * t : sign * f >= sign * t) h = mid;
+      else l = mid + 1;
+    }
+    first[strict] = l;
+  }
+  int64_t fa, fb;
+  if (first[0] > n || first[1] <= first[0] || !EVAL(first[0], &fa) || !EVAL(first[1] - 1, &fb) || fa != t || fb != t)
+    return false;
+#undef EVAL
+  *a = lo + first[0] * step, *b = lo + (first[1] - 1) * step;
+  return true;
+}
+
+/* Adds c to the sizes t (n of them, at most cap) unless it is there; the new count. */
+static int add_target(int64_t *t, int n, int cap, int64_t c) {
+  for (int q = 0; q < n; q++)
+    if (t[q] == c) return n;
+  if (n < cap) t[n++] = c;
+  return n;
+}
+
+/* The sizes a constant or parameter of the model has on an axis (its rows, its channels), and
+ * one less (a table of positions with a class token's row: 197 rows for 196 patches), once each,
+ * into t (at most cap); their count. */
+static int constant_axes(const om_trace *tr, int64_t *t, int cap) {
+  int n = 0;
+  for (int i = 0; i < tr->g.inits.n; i++) {
+    const om_gvalue *x = &tr->g.values.v[tr->g.inits.v[i].value];
+    if (tr->g.inits.v[i].generated) continue; /* a shape operand the lowering made: sizes, not a table */
+    for (int d = 0; d < x->ndim; d++)
+      if (x->shape[d] >= 2) n = add_target(t, add_target(t, n, cap, x->shape[d]), cap, x->shape[d] - 1);
+  }
+  for (int i = 0; i < tr->params.n; i++) /* the model's own, also where only a slice of one is captured */
+    for (int d = 0; d < tr->params.v[i].view->ndim; d++) {
+      int64_t c = tr->params.v[i].view->shape[d];
+      if (c >= 2) n = add_target(t, add_target(t, n, cap, c), cap, c - 1);
+    }
+  return n;
+}
+
+/* A branch taken at a point off the lines check_range runs along (ViT's `if npatch == N and h ==
+ * w`: square images of one patch count; `T == n_positions`) is found at runs there: (a) on the
+ * diagonals (diagonals()) at every size within OM_POINT_WINDOW of each example and at sizes
+ * spread geometrically to the far end; (b) on each extent's own lines and on its symbols'
+ * diagonal, at the first and the last size where it equals an axis of a constant of the model
+ * or one less (constant_axes). Where the model does another thing there, refused (refuse_point),
+ * never silently wrong. false when the trace ended. */
+static bool check_points(run_ctx *rc) {
+  om_trace *tr = rc->tr;
+  if (tr->split_sym >= 0 || tr->answers || !tr->symbols.n) return true;
+  uint64_t masks[32];
+  int n_masks = diagonals(tr, masks, 32);
+  int64_t v[64];
+  for (int q = 0; q < n_masks; q++) {
+    int64_t step = point_step(tr, masks[q]), lo = 1, hi = INT64_MAX;
+    if (!step) continue;
+    for (int k = 0; k < tr->symbols.n; k++) {
+      const om_symbol *s = &tr->symbols.v[k];
+      if (!(masks[q] >> k & 1)) continue;
+      om__run_example(tr, v);
+      int64_t far = far_variable(s, v[k]) * s->multiple;
+      lo = s->min > lo ? s->min : lo, hi = far < hi ? far : hi;
+    }
+    lo = (lo + step - 1) / step * step;
+    for (int k = 0; k < tr->symbols.n; k++) /* every size near each example */
+      for (int64_t i = -OM_POINT_WINDOW; (masks[q] >> k & 1) && i <= OM_POINT_WINDOW; i++) {
+        int64_t x = (tr->symbols.v[k].size / step + i) * step;
+        bool near_earlier = false; /* run already, near an example before it */
+        for (int j = 0; j < k && !near_earlier; j++)
+          near_earlier = (masks[q] >> j & 1) && x >= (tr->symbols.v[j].size / step - OM_POINT_WINDOW) * step &&
+                         x <= (tr->symbols.v[j].size / step + OM_POINT_WINDOW) * step;
+        if (x >= lo && x <= hi && !near_earlier && !check_point(rc, (om_point){masks[q], x})) return false;
+      }
+    for (int64_t i = 1; lo <= hi && i <= (hi - lo) / step; i = 2 * i + 1) /* and spread to the far end */
+      if (!check_point(rc, (om_point){masks[q], lo + i * step})) return false;
+    if (hi >= lo && !check_point(rc, (om_point){masks[q], hi / step * step})) return false;
+  }
+  int64_t targets[OM_POINT_TARGETS];
+  int n_targets = constant_axes(tr, targets, OM_POINT_TARGETS), n_points = 0;
+  om_point *points = n_targets ? malloc(sizeof *points * OM_POINTS_SOLVED) : NULL;
+  if (n_targets && !points) return om__trace_fail(OM_ERR_OUT_OF_MEMORY, "trace_run: out of memory");
+  for (int i = 0; i < tr->extents.n && n_points < OM_POINTS_SOLVED; i++) {
+    int e = tr->extents.v[i];
+    uint64_t syms = tr->xs.v[e].syms;
+    for (int line = 0; syms && line <= tr->symbols.n && n_points < OM_POINTS_SOLVED; line++) {
+      uint64_t mask = line < tr->symbols.n ? (uint64_t)1 << line : syms; /* each symbol alone, then all of e's */
+      if (!(syms & mask) || (line == tr->symbols.n && __builtin_popcountll(syms) < 2)) continue;
+      int64_t step = point_step(tr, mask), lo = 1, hi = INT64_MAX;
+      for (int k = 0; step && k < tr->symbols.n; k++) {
+        const om_symbol *s = &tr->symbols.v[k];
+        if (!(mask >> k & 1)) continue;
+        om__run_example(tr, v);
+        int64_t far = far_variable(s, v[k]) * s->multiple;
+        lo = s->min > lo ? s->min : lo, hi = far < hi ? far : hi;
+      }
+      lo = step ? (lo + step - 1) / step * step : 0;
+      for (int t = 0; step && t < n_targets && n_points < OM_POINTS_SOLVED; t++) {
+        int64_t ends[2];
+        if (!solve(tr, e, mask, lo, hi, step, targets[t], &ends[0], &ends[1])) continue;
+        for (int w = 0; w < 2 && n_points < OM_POINTS_SOLVED; w++) {
+          bool seen = false;
+          for (int p = 0; p < n_points && !seen; p++) seen = points[p].mask == mask && points[p].x == ends[w];
+          if (!seen) points[n_points++] = (om_point){mask, ends[w]};
+        }
+      }
+    }
+  }
+  bool ok = true;
+  for (int p = 0; ok && p < n_points; p++) ok = check_point(rc, points[p]);
+  free(points);
+  return ok;
+}
+
 static bool check_whole_range(om_trace *tr, const om_symbol *declared, om_trace_fn fn, void *ctx, int max_outputs,
                               uint64_t seed, uint64_t offset) {
   for (int k = 0; k < tr->symbols.n; k++) {
@@ -1919,7 +2159,8 @@ static bool check_whole_range(om_trace *tr, const om_symbol *declared, om_trace_
   run_ctx rc = {.tr = tr, .declared = declared, .fn = fn, .ctx = ctx, .max_outputs = max_outputs, .seed = seed, .offset = offset};
   if (!(rc.scratch = calloc((size_t)max_outputs, sizeof *rc.scratch)))
     return om__trace_fail(OM_ERR_OUT_OF_MEMORY, "trace_run: out of memory");
-  bool ok = check_range(&rc) && check_below_minimums(&rc) && check_above_maximums(&rc) && check_pairs(&rc);
+  bool ok = check_range(&rc) && check_below_minimums(&rc) && check_above_maximums(&rc) && check_pairs(&rc) &&
+            check_points(&rc);
   free(rc.scratch);
   st->rng_seed = after, st->rng_offset = after_offset;
   for (int k = 0; ok && k < tr->symbols.n; k++) { /* a range that ended inside what was checked */

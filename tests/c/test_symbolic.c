@@ -1023,6 +1023,33 @@ TEST(calls_at_some_residues) {
   }
 }
 
+/* relu where batch and seq are equal and from 10 to 12, neg elsewhere: a band of the diagonal that
+ * no line from the example (3, 5) crosses. */
+static int diagonal_band(om_tensor *const *in, om_tensor **out) {
+  const int64_t *s = om_tensor_shape(in[0]);
+  return (out[0] = s[0] == s[1] && s[0] >= 10 && s[0] <= 12 ? om_relu(in[0]) : om_neg(in[0])) ? 1 : -1;
+}
+
+/* A branch at points off the range check's lines is found by its runs on the diagonal and refused,
+ * naming the point, the band and the declarations that leave it out; declared so, it traces (the
+ * refusal's code path in C, as tests/js/symbolic-branches.test.mjs checks it from JS). */
+TEST(points_off_the_lines) {
+  om_tensor *ex = ex_bs();
+  CHECK(om_trace_begin());
+  CHECK_ERROR(om_test_trace(diagonal_band, ex, BS, 1) != NULL, OM_ERR_TRACE_SYMBOLIC_SHAPE,
+              "relu: the model does another thing at sizes off the lines the range check runs along: at batch=10, seq=10 it "
+              "calls relu here (call 1), where the trace calls neg (and so at batch = seq from 10 to 12), so the graph would be "
+              "wrong there. It holds away from them: declare om.Dim('batch', { min: 1, max: 9 }) or om.Dim('seq', { min: 1, "
+              "max: 9 }) (om_trace_dim in C)");
+  CHECK(!om_trace_active());
+  CHECK(om_trace_begin() && om_trace_dim("batch", 1, 1, 9));
+  om_traced_model *m = om_test_trace(diagonal_band, ex, BS, 1);
+  CHECK(m != NULL);
+  if (m) CHECK_EQ_INT(om_test_count_op(m, "Neg"), 1);
+  om_traced_release(m);
+  om_tensor_release(ex);
+}
+
 int main(void) {
   RUN(expressions);
   RUN(computed_integers);
@@ -1038,5 +1065,6 @@ int main(void) {
   RUN(loops_of_a_fraction_and_a_stop);
   RUN(calls_at_some_residues);
   RUN(products_of_floors);
+  RUN(points_off_the_lines);
   TEST_MAIN_END();
 }

@@ -141,4 +141,35 @@ describe('bicubic traced with symbolic height and width: one Resize (cubic) by p
       keep(tm, { x }, fn(x), `at ${h}x${w}`);
     }
   }));
+
+  // The scale factor moves with the sizes: the probe that finds the table's extents must run infer
+  // with each size's own scale (floor(4 * (h0 + 0.1) / 4) = h0), not the traced one (which gave a
+  // fixed 6 rows, and the add refused at H = 28 with shapes [.., 7, 5] and [.., 6, 5]); the graph
+  // samples at (dst + 0.5) * (float)(1 / scale) - 0.5 with 1 / scale computed in double as PyTorch.
+  test('DINO\'s position embeddings: resized bicubic by scale_factor (h0 + 0.1) / 4 of the patch grid', () => withTraced((keep, trace) => {
+    const pos = om.randn([1, 8, 4, 4], { seed: 6 });
+    const fn = (x) => { // the patch grid first, as ViT's patch embedding: its extents are what the scale is fitted to
+      const patches = F().avgPool2d(x, 4);
+      const h0 = patches.shape[2] + 0.1, w0 = patches.shape[3] + 0.1;
+      const p = F().interpolate(pos, { scaleFactor: [h0 / Math.sqrt(16), w0 / Math.sqrt(16)], mode: 'bicubic', alignCorners: false });
+      return patches.add(p);
+    };
+    const tm = trace(fn, { x: [om.randn([1, 8, 24, 20], { seed: 7 }), [null, null, 'H', 'W']] });
+    assert.ok(!ops(tm).includes('Resize') && ops(tm).includes('Gather'), ops(tm).join(','));
+    for (const [h, w] of [[4, 4], [16, 16], [28, 20], [29, 13], [64, 36], [403, 9]]) {
+      const x = om.randn([1, 8, h, w], { seed: h + w });
+      keep(tm, { x }, fn(x), `at ${h}x${w}`);
+    }
+  }));
+
+  test('nearest by a scale factor computed from a size: SymbolicShape, asking for the size', () => om.tidy(() => {
+    const pos = om.randn([1, 2, 4, 4], { seed: 8 });
+    const fn = (x) => {
+      const patches = F().avgPool2d(x, 4);
+      const p = F().interpolate(pos, { scaleFactor: [(patches.shape[2] + 0.1) / 4, 1], mode: 'nearest' });
+      return patches.add(p.slice(3, 0, 1));
+    };
+    throwsKind(() => om.trace(fn, { x: [om.randn([1, 2, 24, 4], { seed: 9 }), [null, null, 'H', null]] }), 'SymbolicShape',
+      /^interpolate: a nearest scale factor that changes with the sizes \(1\.525 here\) is not traced \(give the output size instead\)/);
+  }));
 });

@@ -441,30 +441,101 @@ describe('Swin\'s windows over two stages at window 7, in user code', () => {
   }));
 });
 
-// Left open (issue 27): a branch taken only where two symbols are equal AND a size computed from
-// them has one value (H === W with floor(H / 4) * floor(W / 4) === 16: 16 to 19 square, as
-// upstream ViT's `if npatch == N and h == w: return self.position_embeddings`) is a point of the
-// plane that none of the tracer's runs reaches (the runs move one symbol at a time, or all
-// together from the example, and the squares they reach have other products), so the trace holds
-// the other path's graph there with no error. This asserts the silent wrong answer, so that a fix
-// (a refusal, or the branch in the graph) shows here.
-describe('a branch on H === W at one patch count: SILENTLY WRONG there (left open)', () => {
-  test('traced at 24 x 20: the graph adds 1 at 16 x 16 where eager doubles', async () => {
-    const model = fn((x) => (x.shape[2] === x.shape[3] && Math.floor(x.shape[2] / 4) * Math.floor(x.shape[3] / 4) === 16 ? x.mul(2) : x.add(1)));
-    const bytes = om.tidy(() => {
-      const tm = om.trace(model, { x: [om.randn([1, 1, 24, 20], { seed: 1 }), [null, null, 'H', 'W']] });
-      try { return tm.toOnnx(); } finally { tm.dispose(); }
-    });
-    const session = await om.InferenceSession.create(bytes);
-    const x = om.randn([1, 1, 16, 16], { seed: 2 });
+// Branches taken only at points of the sizes (issue 27; docs/symbolic-axes.md, "Points off the
+// lines"): where two or three symbols are equal AND a size computed from them has one value
+// (upstream ViT's `if npatch == N and h == w: return self.position_embeddings`), where the sizes of
+// two inputs are equal, or where a length is a table's rows far above the example. No run along
+// the range check's lines reaches them; its runs on the diagonals and where a size meets an axis
+// of a parameter do, and the trace is refused there (SymbolicShape, at the model's own call,
+// naming the point, the sizes around it where the model does so too, and the declarations that
+// leave them out). Traced with one of those, the graph is right at every size it admits, checked
+// in onnxruntime-web and the Session (the squares just past the declared minimum among them).
+describe('branches at points off the lines: refused, naming the point and a declaration that leaves it out; right when so declared', () => {
+  /** `^call: ... at <at> it ... (and so at <names> from lo to hi), ...: declare <decls> (at <this file>:<line>:n)$`. */
+  const refusal = (at, span, decls, line) => new RegExp(`^\\w+: the model does another thing at sizes off the lines the range check runs along: at ${at} it [^(]*(\\(call \\d+\\)[^(]*)?${span ? ` \\(and so at ${span}\\)` : ''}, so the graph would be wrong there\\. It holds away from them: declare ${decls.map((d) => d.replace(/[(){}]/g, '\\$&')).join(' or ')} \\(at .*symbolic-branches\\.test\\.mjs:${line}:\\d+\\)$`);
+  /** Traces model on inputs() ({ name: [example, axes] }): the TraceError's message; fails when it traces. */
+  const refused = (model, inputs) => {
     try {
-      const g = Array.from(Object.values(session.runData({ x }))[0].data);
-      const [want, plus1] = om.tidy(() => [data(model.forward(x)), data(x.add(1))]);
-      assert.notDeepEqual(g, want, 'the graph now gives eager\'s answer at 16 x 16: make this an agreement check');
-      assert.deepEqual(g, plus1, 'the graph holds the other path (x + 1)');
-    } finally {
-      session.dispose();
-      x.dispose();
+      om.tidy(() => om.trace(model, inputs()).dispose());
+    } catch (e) {
+      assert.ok(e instanceof om.TraceError && e.kind === 'SymbolicShape', `${e.kind}: ${e.message}`);
+      return e.message;
+    }
+    assert.fail('traced: the branch at a point was not found');
+  };
+  /** Traces model on inputs and keeps it in both engines at each of the feeds ({ name: shape } each) against eager there. */
+  const rightAt = (keep, model, inputs, feeds) => {
+    const tm = om.trace(model, inputs);
+    keep(tm, Object.fromEntries(Object.entries(inputs).map(([k, [x]]) => [k, x])), [model.forward(...Object.values(inputs).map(([x]) => x))], 'at the example', model);
+    for (const [j, shapes] of feeds.entries()) {
+      const xs = Object.entries(shapes).map(([k, shape], i) => [k, om.randn(shape, { seed: 40 + 7 * j + i })]);
+      keep(tm, Object.fromEntries(xs), [model.forward(...xs.map(([, x]) => x))], `at ${JSON.stringify(shapes)}`);
+    }
+    return tm;
+  };
+
+  // square images of one patch count at other patches, counts and examples: the squares are
+  // p * sqrt(n) to p * (sqrt(n) + 1) - 1 a side
+  for (const [p, n, h, w] of [[4, 16, 24, 20], [5, 9, 22, 27], [3, 25, 12, 33]]) {
+    test(`H === W with floor(H / ${p}) * floor(W / ${p}) === ${n}, traced at ${h} x ${w}`, async () => {
+      const line = lineHere() + 1;
+      const model = fn((x) => (x.shape[2] === x.shape[3] && Math.floor(x.shape[2] / p) * Math.floor(x.shape[3] / p) === n ? x.mul(2) : x.add(1)));
+      const lo = p * Math.sqrt(n), hi = p * (Math.sqrt(n) + 1) - 1;
+      const decl = (name, ex) => (ex > hi ? `om.Dim('${name}', { min: ${hi + 1} })` : `om.Dim('${name}', { min: 1, max: ${lo - 1} })`);
+      const example = () => om.randn([1, 1, h, w], { seed: 1 });
+      assert.match(refused(model, () => ({ x: [example(), [null, null, 'H', 'W']] })), refusal(`H=${lo}, W=${lo}`, `H = W from ${lo} to ${hi}`, [decl('H', h), decl('W', w)], line));
+      // declared so (H's side of the squares, W free), right at every size, the nearest squares too
+      const H = h > hi ? om.Dim('H', { min: hi + 1 }) : om.Dim('H', { max: lo - 1 });
+      const squares = h > hi ? [hi + 1, hi + 2, 4 * hi] : [lo - 1, lo - 2, 1];
+      await withTraced((keep) => {
+        const tm = rightAt(keep, model, { x: [example(), [null, null, H, 'W']] }, [...squares.map((s) => ({ x: [1, 1, s, s] })), { x: [1, 1, squares[0], lo] }]);
+        assert.deepEqual(ops(tm), ['Add']);
+      });
+    });
+  }
+
+  test('three symbols of one input equal, at one product of their patches (a cube): the diagonal of all three', async () => {
+    const line = lineHere() + 1;
+    const model = fn((x) => (x.shape[0] === x.shape[1] && x.shape[1] === x.shape[2] && Math.floor(x.shape[0] / 4) ** 3 === 27 ? x.relu() : x.neg()));
+    const decls = ['D', 'H', 'W'].map((d) => `om.Dim('${d}', { min: 16 })`);
+    assert.match(refused(model, () => ({ x: [om.randn([20, 18, 22], { seed: 1 }), ['D', 'H', 'W']] })), refusal('D=12, H=12, W=12', 'D = H = W from 12 to 15', decls, line));
+    await withTraced((keep) => {
+      rightAt(keep, model, { x: [om.randn([20, 18, 22], { seed: 1 }), [om.Dim('D', { min: 16 }), 'H', 'W']] }, [{ x: [16, 16, 16] }, { x: [16, 12, 12] }, { x: [40, 13, 13] }]);
+    });
+  });
+
+  test('the sizes of two inputs equal, in a band above both examples: the diagonal of the pair', async () => {
+    const line = lineHere() + 1;
+    const model = fn((a, b) => (a.shape[0] === b.shape[0] && a.shape[0] >= 20 && a.shape[0] <= 22 ? a.add(b) : a.sub(b.sum(0, true))));
+    const inputs = (S) => ({ a: [om.randn([9, 4], { seed: 1 }), [S, null]], b: [om.randn([13, 4], { seed: 2 }), ['T', null]] });
+    assert.match(refused(model, () => inputs('S')), refusal('S=20, T=20', 'S = T from 20 to 22', ["om.Dim('S', { min: 1, max: 19 })", "om.Dim('T', { min: 1, max: 19 })"], line));
+    await withTraced((keep) => {
+      rightAt(keep, model, inputs(om.Dim('S', { max: 19 })), [{ a: [19, 4], b: [19, 4] }, { a: [19, 4], b: [22, 4] }, { a: [1, 4], b: [40, 4] }]);
+    });
+  });
+
+  test('a length equal to a table\'s rows less one (a class token\'s row), far above the example, for two tables', async () => {
+    class Table extends om.nn.Module {
+      constructor(rows) {
+        super();
+        this.pos = om.randn([rows, 4], { seed: rows });
+        this.pos.requiresGrad = true;
+      }
+
+      forward(x) {
+        line = lineHere() + 2;
+        const p = this.pos.slice(0, 0, 1);
+        return x.shape[1] === this.pos.shape[0] - 1 ? x.mul(p) : x.add(p);
+      }
+    }
+    let line;
+    for (const rows of [301, 97]) {
+      const model = new Table(rows);
+      assert.match(refused(model, () => ({ x: [om.randn([1, 8, 4], { seed: 1 }), [null, 'T', null]] })), refusal(`T=${rows - 1}`, null, [`om.Dim('T', { min: 1, max: ${rows - 2} })`], line));
+      await withTraced((keep) => {
+        rightAt(keep, model, { x: [om.randn([1, 8, 4], { seed: 1 }), [null, om.Dim('T', { max: rows - 2 }), null]] }, [{ x: [1, rows - 2, 4] }, { x: [1, 1, 4] }]);
+      });
+      model.dispose();
     }
   });
 });

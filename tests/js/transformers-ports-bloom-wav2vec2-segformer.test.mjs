@@ -113,18 +113,9 @@ describe('BLOOM, Wav2Vec2, SegFormer and ViT\'s embeddings traced once with symb
     assert.ok(loadFixture('vit_embeddings').cases.some((c) => c.sizes.height === 16 && c.sizes.width === 16), 'a fixture case at the native size');
   }));
 
-  test('vit_embeddings: traced at the native size the model adds the table itself, which holds at no other grid: refused at the add, naming the sizes where it fails and the box of sizes where it holds', () => {
-    const fx = loadFixture('vit_embeddings');
-    const model = loadPort(PORTS.vit_embeddings, 'vit_embeddings', fx);
-    try {
-      om.tidy(() => {
-        const x = image([2, 3, 16, 16], 1);
-        assert.throws(() => om.trace(model, { pixel_values: [x, ['batch', null, 'height', 'width']] }), (e) => e instanceof om.TraceError
-          && e.kind === 'SymbolicShape' && /^add: at .*height=\d+.* the call fails \(add: shapes \[2,\d+,16\] and \[1,17,16\] do not broadcast .*\), so the graph would only hold at the traced sizes; it holds for the sizes om\.Dim\('height', \{ min: 16, max: 19 \}\), om\.Dim\('width', \{ min: 16, max: 19 \}\) declare/.test(e.message)
-          && /vit\.mjs:\d+:\d+\)$/.test(e.message));
-      });
-    } finally {
-      model.dispose();
-    }
-  });
+  test('vit_embeddings: traced at the native 16 x 16 (the port interpolates while om.Tracer.active, as upstream while torch.jit traces), right at every size', (t) => (
+    tracesEverywhere(t, PORTS.vit_embeddings, 'vit_embeddings', (tm) => {
+      const conv = /^conv2d \(call \d+\)$/;
+      assertSymbols(tm, { batch: [1, Infinity, null], height: [4, Infinity, conv], width: [4, Infinity, conv] });
+    }, undefined, () => ({ pixel_values: image([2, 3, 16, 16], 1) }))));
 });

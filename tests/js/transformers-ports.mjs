@@ -71,7 +71,7 @@ export function matchesEagerly(t, port, name) {
 
 /**
  * Test body: traces port `name` once at the fixture's trace case (or at case traceCase: an index
- * into fx.cases) with its axes symbolic (or as axes(fx) declares them: om.Dim objects), then runs
+ * into fx.cases, or a function giving the examples: a size no case has at a batch of 2) with its axes symbolic (or as axes(fx) declares them: om.Dim objects), then runs
  * the .onnx in onnxruntime-web and the graph in the Session at every fixture case (against
  * PyTorch) and at three other sizes of every symbol (against eager); check(tm, t) inspects the
  * traced model. inRange(sizes) picks the fixture cases inside the declared ranges (all by default).
@@ -82,8 +82,10 @@ export async function tracesEverywhere(t, port, name, check, axes = (fx) => fx.a
   const reports = [];
   try {
     await withTraced((keep) => {
-      const at = fx.cases[traceCase ?? fx.trace_case];
-      const examples = caseInputs(at);
+      const given = typeof traceCase === 'function' ? traceCase() : null;
+      const at = given ? { sizes: Object.fromEntries(Object.entries(fx.axes).flatMap(([k, names]) => names.flatMap((a, d) => (a ? [[a, given[k].shape[d]]] : [])))) }
+        : fx.cases[traceCase ?? fx.trace_case];
+      const examples = given ?? caseInputs(at);
       const inputs = Object.fromEntries(Object.entries(examples).map(([k, v]) => [k, [v, axes(fx)[k]]]));
       const tm = om.trace(model, inputs, { outputNames: port.outputs });
       keep(tm, examples, run(model, examples), `eager at ${sizesText(at.sizes)} (traced)`, model);
