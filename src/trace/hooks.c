@@ -85,6 +85,18 @@ static void settle(om_lower *l, const om_runcall **all, bool far, bool ok, int x
     }
 }
 
+/* Run r does at call l another thing than the record run (why: what, where): it is no partner
+ * of the call. Below the example it narrows the range (om__run_drop; refused at the end where the
+ * model answers there, naming the declaration that holds); above it parts, and the range check
+ * finds the threshold and the declaration (check_whole_range), or the trace is refused with why. */
+static void part_run(om_lower *l, int r, const char *why) {
+  om_trace *tr = l->tr;
+  l->rc[r] = NULL;
+  if (!why || om__run_drop(tr, r, why)) return;
+  tr->runs.v[r].dropped = true;
+  om__run_far_parted(tr, why, tr->calls - 1);
+}
+
 /* The symbols the call's inputs' extents depend on; every symbol for a created tensor. */
 static uint64_t used_symbols(const om_lower *l) {
   uint64_t syms = 0;
@@ -180,12 +192,24 @@ static int fit_int(om_lower *l, int64_t a0, const int64_t *vals, const char *wha
   bool asked = false;
   for (int q = 0; x == OM_FIT_AMBIGUOUS && q < n_at; q++) asked |= om__run_more_at(l->tr, at[q]);
   if (asked) return OM_FIT_ERROR;
+  /* forms that differ only where runs below the example are (a shift of 0 where the height is at
+   * most the window: the runs where they differ are asked for, but the run budget is spent) and
+   * no run can be made to tell them apart: the form of the runs at and above the example, the
+   * runs below where it does not give their value dropped (settle: they narrow the range, and
+   * where the model answers there the trace is refused naming the declaration that holds) */
+  if (x == OM_FIT_AMBIGUOUS && without(l, all, false)) {
+    int y = om__fit_int(l, a0, vals, &floored, at, &n_at);
+    settle(l, all, false, y >= 0, y, what, vals, NULL);
+    if (y >= 0) x = y;
+  }
   if (x == OM_FIT_NONE && without(l, all, true)) {
     x = om__fit_int(l, a0, vals, &floored, at, &n_at);
     settle(l, all, true, x >= 0, x, what, vals, NULL);
   }
   /* a value that moves: checked either side of the switches (one that never moved is taken as it is) */
-  return x <= OM_FIT_NONE ? OM_FIT_NONE : om__x_is_const(l->tr, x, NULL) ? x : at_switches(l, x);
+  x = x <= OM_FIT_NONE ? OM_FIT_NONE : om__x_is_const(l->tr, x, NULL) ? x : at_switches(l, x);
+  /* none, where runs below the example narrowed a range where the model works: again in those ranges */
+  return x == OM_FIT_NONE && om__run_narrowed_again(l->tr) ? OM_FIT_ERROR : x;
 }
 
 /* om__fit_float the same way; -1 (an error: unwinding for more runs), 0 (no fit), 1. */
@@ -253,9 +277,12 @@ static bool fit_args(om_lower *l, uint64_t sym_fargs) {
   for (int r = 0; r < tr->runs.n; r++) {
     if (!l->rc[r]) continue;
     om__runcall_attrs(&tr->runs.v[r], l->rc[r], &at[r]);
-    if (at[r].n_i != g->n_i || at[r].n_f != g->n_f)
-      return om__trace_fail(OM_ERR_TRACE_SYMBOLIC_SHAPE, "%s: the model passes %d integer arguments here and %d at other "
-                            "sizes", l->who, g->n_i, at[r].n_i);
+    if (at[r].n_i != g->n_i || at[r].n_f != g->n_f) { /* another call there: that run takes another path */
+      char sizes[160];
+      om__run_sizes(tr, tr->runs.v[r].v, ~(uint64_t)0, sizes, sizeof sizes);
+      part_run(l, r, om__arena_printf(&tr->g.arena, "%s (call %lld): the model passes %d integer arguments here and %d at %s",
+                                      l->who, (long long)tr->calls, g->n_i, at[r].n_i, sizes));
+    }
   }
   for (int k = 0; k < g->n_i; k++) {
     int64_t vals[OM_RUNS_MAX] = {0};
@@ -578,9 +605,13 @@ static om_tensor *created_record(om_trace *tr, om_tensor *t, om_created kind, co
         om__trace_fail(OM_ERR_TRACE_SYMBOLIC_SHAPE, "%s: an int64 arange from %g by %g (a fractional start or step) of a "
                        "length that changes with the sizes cannot be written in the graph: its values are truncated "
                        "sums (use integers, or a float arange)", who, a[0], a[2]);
-      else
+      else { /* the starts the runs saw (where the step held), as fit_args shows an argument's */
+        char seen[400] = "";
+        if (ok && whole) om__fit_seen(&l, (int64_t)a[0], starts, seen, sizeof seen);
         om__trace_fail(OM_ERR_TRACE_SYMBOLIC_SHAPE, "%s: an arange from %g by %g of a length that changes with the sizes "
-                       "needs a step that does not change and a start the graph can compute", who, a[0], a[2]);
+                       "needs a step that does not change and a start the graph can compute%s%s", who, a[0], a[2],
+                       *seen ? ": the start is " : "", seen);
+      }
       goto fail;
     }
     if (x_start >= 0 && whole) keep_float(tr, 0, (om_xfloat){.x = x_start, .a = 1}); /* else the start is fixed */

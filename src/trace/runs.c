@@ -545,6 +545,25 @@ bool om__run_fails_at(om_trace *tr, const int64_t *v, int64_t index, const char 
   return om__fail(OM_ERR_TRACE_INVALID_USAGE, "trace_run: the model is run at more sizes first (this is not an error of the model)");
 }
 
+static bool part_paths(om_trace *tr, bool small);
+
+bool om__run_narrowed_again(om_trace *tr) {
+  if (tr->phase != OM_PHASE_RECORD || tr->again || tr->more || tr->narrowings >= OM_NARROWINGS || !tr->again_from)
+    return false;
+  /* the runs below the example that take another path further on (Hugging Face Swin's unshifted
+   * window, whose layer pad is another function of the width, before the roll it leaves out)
+   * part now: they narrow the range (below) */
+  part_paths(tr, true);
+  if (!tr->answers) return false;
+  bool narrowed = false; /* since the record run began: else the same runs again, for nothing */
+  for (int k = 0; k < tr->symbols.n; k++)
+    narrowed |= tr->symbols.v[k].vmin > tr->again_from[k].vmin || tr->symbols.v[k].vmax < tr->again_from[k].vmax;
+  if (!narrowed) return false;
+  tr->again = tr->more = true;
+  om__fail(OM_ERR_TRACE_INVALID_USAGE, "trace_run: the model is run at more sizes first (this is not an error of the model)");
+  return true;
+}
+
 void om__run_far_parted(om_trace *tr, const char *why, int64_t index) {
   if (tr->far_parted) return;
   tr->far_parted = why;
@@ -589,13 +608,15 @@ static bool parts(om_trace *tr, int r, const char *who, int64_t index, const cha
  * parts at the first such call now, not at the record run's first call that merely reads other
  * values there (the scalar made for mul's 2 against the one for add's 1), which would refuse
  * that value as one the sizes compute. Runs below the example are left to the record run (where
- * they part, they narrow the range as they always did). false when refused. */
-static bool part_other_paths(om_trace *tr) {
+ * they part, they narrow the range as they always did); with small, they are the ones parted
+ * (om__run_narrowed_again, where a fit their values confused comes before the call where they
+ * part). false when refused. */
+static bool part_paths(om_trace *tr, bool small) {
   const om_run *base = &tr->base;
   if (base->n_outputs < 0) return true;
   for (int r = 0; r < tr->runs.n; r++) {
     om_run *run = &tr->runs.v[r];
-    if (run->dropped || !inside(tr, run) || !om__run_by_liveness(tr, run) || is_small(tr, run)) continue;
+    if (run->dropped || !inside(tr, run) || !om__run_by_liveness(tr, run) || is_small(tr, run) != small) continue;
     for (int rank = 0; rank < base->live.n; rank++) {
       int64_t index = base->live.v[rank];
       int op = base->calls.v[index].op;
@@ -2264,6 +2285,16 @@ static bool begin_again(const run_ctx *rc, const om_symbol *ranges) {
   return first_runs(rc);
 }
 
+/* The symbols' ranges as the record run narrowed them, into ranges (the next record run's). */
+static void take_ranges(const om_trace *tr, om_symbol *ranges) {
+  for (int k = 0; k < tr->symbols.n; k++) {
+    const om_symbol *s = &tr->symbols.v[k];
+    om_symbol *r = &ranges[k];
+    r->multiple = s->multiple, r->min = s->min, r->max = s->max, r->vmin = s->vmin, r->vmax = s->vmax;
+    r->min_why = s->min_why, r->max_why = s->max_why, r->min_site = s->min_site, r->max_site = s->max_site;
+  }
+}
+
 /* After the range check: where it (or the record run's probe) raised a symbol's minimum where
  * the model fails, the ranges take the narrowed symbols, so that the trace begins again with
  * them, as if declared: what the record run wrote for sizes now outside (a Reshape computed in
@@ -2273,12 +2304,7 @@ static bool raised_minimums(const om_trace *tr, om_symbol *ranges) {
   bool raised = false;
   for (int k = 0; k < tr->symbols.n; k++) raised |= tr->symbols.v[k].vmin > ranges[k].vmin;
   if (!raised || tr->narrowings >= OM_NARROWINGS) return false;
-  for (int k = 0; k < tr->symbols.n; k++) {
-    const om_symbol *s = &tr->symbols.v[k];
-    om_symbol *r = &ranges[k];
-    r->multiple = s->multiple, r->min = s->min, r->max = s->max, r->vmin = s->vmin, r->vmax = s->vmax;
-    r->min_why = s->min_why, r->max_why = s->max_why, r->min_site = s->min_site, r->max_site = s->max_site;
-  }
+  take_ranges(tr, ranges);
   return true;
 }
 
@@ -2307,6 +2333,7 @@ int om_trace_run(om_trace_fn fn, void *ctx, om_tensor **outputs, int max_outputs
   if (tr->symbols.n && !ranges) return om__trace_fail(OM_ERR_OUT_OF_MEMORY, "trace_run: out of memory"), -1;
   if (ranges) memcpy(ranges, tr->symbols.v, sizeof *ranges * (size_t)tr->symbols.n);
   rc.declared = ranges;
+  tr->again_from = ranges;
   uint32_t id = tr->id;
   int n;
   if (tr->reexample && !tr->reexampled) { /* calls the example's run lacks, made elsewhere: traced where it makes them */
@@ -2324,12 +2351,13 @@ record:
     tr->kept.n = 0;
     tr->kept_f.n = 0;
     tr->kept_ext.n = 0;
-    tr->answers = NULL;
-    tr->answers_syms = 0;
+    tr->answers = tr->again_answers; /* what the trace before it began again narrowed (om__run_narrowed_again) */
+    tr->answers_site = tr->again_site;
+    tr->answers_syms = tr->again_syms;
     tr->far_parted = NULL;
     tr->serial++;
     tr->n_probes = 0;
-    if (!om__probe_init(tr) || !part_other_paths(tr)) return free(ranges), -1;
+    if (!om__probe_init(tr) || !part_paths(tr, false)) return free(ranges), -1;
     st->rng_seed = seed, st->rng_offset = offset;
     om_tensor *in[64];
     for (int k = 0; k < tr->inputs.n; k++) stamp_input(tr, in[k] = tr->inputs.v[k].traced, k);
@@ -2350,6 +2378,13 @@ record:
     om__release_all(outputs, n > 0 && n <= max_outputs ? n : 0);
     om_clear_error();
     om__trace_rollback(tr, mark);
+    if (tr->again) { /* no fit after a range narrowed where the model works: again, in the narrowed ranges */
+      tr->again = false;
+      tr->again_answers = tr->answers, tr->again_site = tr->answers_site, tr->again_syms = tr->answers_syms;
+      take_ranges(tr, ranges);
+      if (!begin_again(&rc, ranges)) return free(ranges), -1;
+      continue;
+    }
     if (tr->fail_msg) { /* the model fails where the record run met it */
       int again = narrow_where_fails(&rc, ranges);
       if (again == 2) { /* cut at size 2: the pieces are the trace */
