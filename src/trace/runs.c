@@ -2333,7 +2333,15 @@ int om_trace_run(om_trace_fn fn, void *ctx, om_tensor **outputs, int max_outputs
   if (tr->symbols.n && !ranges) return om__trace_fail(OM_ERR_OUT_OF_MEMORY, "trace_run: out of memory"), -1;
   if (ranges) memcpy(ranges, tr->symbols.v, sizeof *ranges * (size_t)tr->symbols.n);
   rc.declared = ranges;
-  tr->again_from = ranges;
+  /* the ranges the record runs are made in: ranges, or, once the trace began again where runs
+   * below the example narrowed a range where the model answers (om__run_narrowed_again), those
+   * narrowed ranges, held apart: ranges stays the declaration (narrowed only where the model
+   * fails), which the range check, the cuts and the pieces read, so that a threshold below the
+   * narrowed minimum is still cut there (an If whose lower piece is traced over the declared
+   * sizes) and the narrowing is never taken for a declaration (BigBird traced above its length
+   * threshold) */
+  om_symbol *rec = ranges, *narrowed = NULL;
+  tr->again_from = rec;
   uint32_t id = tr->id;
   int n;
   if (tr->reexample && !tr->reexampled) { /* calls the example's run lacks, made elsewhere: traced where it makes them */
@@ -2357,7 +2365,7 @@ record:
     tr->far_parted = NULL;
     tr->serial++;
     tr->n_probes = 0;
-    if (!om__probe_init(tr) || !part_paths(tr, false)) return free(ranges), -1;
+    if (!om__probe_init(tr) || !part_paths(tr, false)) return free(narrowed), free(ranges), -1;
     st->rng_seed = seed, st->rng_offset = offset;
     om_tensor *in[64];
     for (int k = 0; k < tr->inputs.n; k++) stamp_input(tr, in[k] = tr->inputs.v[k].traced, k);
@@ -2368,11 +2376,11 @@ record:
     }
     if (!still(id)) { /* ended by a trace error inside (or by the model) */
       om__release_all(outputs, n > 0 && n <= max_outputs ? n : 0);
-      return free(ranges), -1;
+      return free(narrowed), free(ranges), -1;
     }
     if (!tr->more && n >= 0 && n <= max_outputs && !check_ends(tr, outputs, n) && !ours(id)) {
       om__release_all(outputs, n);
-      return free(ranges), -1;
+      return free(narrowed), free(ranges), -1;
     }
     if (!tr->more) break;
     om__release_all(outputs, n > 0 && n <= max_outputs ? n : 0);
@@ -2381,45 +2389,52 @@ record:
     if (tr->again) { /* no fit after a range narrowed where the model works: again, in the narrowed ranges */
       tr->again = false;
       tr->again_answers = tr->answers, tr->again_site = tr->answers_site, tr->again_syms = tr->answers_syms;
-      take_ranges(tr, ranges);
-      if (!begin_again(&rc, ranges)) return free(ranges), -1;
+      if (!narrowed && !(narrowed = om__alloc(sizeof *narrowed * (size_t)tr->symbols.n, "trace_run")))
+        return free(ranges), -1;
+      if (rec != narrowed) memcpy(narrowed, ranges, sizeof *narrowed * (size_t)tr->symbols.n);
+      tr->again_from = rec = narrowed;
+      take_ranges(tr, rec);
+      if (!begin_again(&rc, rec)) return free(narrowed), free(ranges), -1;
       continue;
     }
     if (tr->fail_msg) { /* the model fails where the record run met it */
-      int again = narrow_where_fails(&rc, ranges);
+      int again = narrow_where_fails(&rc, rec);
       if (again == 2) { /* cut at size 2: the pieces are the trace */
         n = om__branch_run(tr, ranges, fn, ctx, outputs, max_outputs, 0, seed, offset);
-        free(ranges);
+        free(narrowed), free(ranges);
         if (n >= 0) tr->phase = OM_PHASE_RAN;
         return n;
       }
-      if (again <= 0 || !begin_again(&rc, ranges)) return free(ranges), -1;
+      if (again <= 0 || !begin_again(&rc, rec)) return free(narrowed), free(ranges), -1;
       continue;
     }
     int64_t (*more)[64] = malloc(sizeof *more * OM_MORE * 2), n_more = 0; /* chosen in the ranges the record run narrowed */
-    if (!more) return free(ranges), om__trace_fail(OM_ERR_OUT_OF_MEMORY, "trace_run: out of memory"), -1;
+    if (!more) return free(narrowed), free(ranges), om__trace_fail(OM_ERR_OUT_OF_MEMORY, "trace_run: out of memory"), -1;
     for (int k = 0, moved = 0; k < tr->symbols.n && moved < 2 && tr->more_syms; k++) {
       if (!(tr->more_syms >> k & 1)) continue;
       moved++;
       for (int i = 0; i < OM_MORE && fit_runs(tr) + n_more < OM_RUNS_FIT && more_sizes(tr, k, i, more[n_more]); i++) n_more++;
     }
     tr->more_syms = 0;
-    memcpy(tr->symbols.v, ranges, sizeof *ranges * (size_t)tr->symbols.n);
+    memcpy(tr->symbols.v, rec, sizeof *rec * (size_t)tr->symbols.n);
     for (int r = 0; r < tr->runs.n; r++) tr->runs.v[r].dropped = false;
     tr->more = false;
     tr->rounds++;
     bool edges_only = !n_more && tr->more_at_n; /* a round for a float product's edges alone */
     for (int q = 0; q < tr->more_at_n; q++) { /* the runs where two fits differ, or at edges */
       edges_only &= tr->more_at_edge[q];
-      if (!add_run(&rc, tr->more_at[q], false)) return free(more), free(ranges), -1;
+      if (!add_run(&rc, tr->more_at[q], false)) return free(more), free(narrowed), free(ranges), -1;
       tr->edge_runs += tr->more_at_edge[q];
     }
     tr->edge_rounds += edges_only;
     tr->more_at_n = 0;
     for (int64_t i = 0; i < n_more; i++)
-      if (!add_run(&rc, more[i], false)) return free(more), free(ranges), -1;
+      if (!add_run(&rc, more[i], false)) return free(more), free(narrowed), free(ranges), -1;
     free(more);
   }
+  free(narrowed); /* the record run is over: what follows reads the declaration (ranges) */
+  narrowed = NULL;
+  tr->again_from = rec = ranges;
   if (n < 0) { /* the model's own failure: the recording ends, the error stays */
     om_thread_state *s = om__state();
     om_error_kind kind = s->err_kind;

@@ -229,7 +229,7 @@ struct om_trace {
    * (om__run_narrowed_again): the trace begins again in the narrowed ranges, and those answers
    * are kept, so that where it then holds it is refused naming that declaration (refuse_answers) */
   bool again;
-  const om_symbol *again_from; /* the ranges the record run began with (om_trace_run's) */
+  const om_symbol *again_from; /* the ranges the record run began with (om_trace_run's record ranges) */
   const char *again_answers;
   const om_site *again_site;
   uint64_t again_syms;
@@ -423,12 +423,16 @@ const char *om__run_hint(const om_trace *tr, int r, char *buf, size_t cap);
  *  (om__branch_below) or refused when the record run ends, with the declaration of the narrowed
  *  ranges, at the call site names. */
 void om__run_answers(om_trace *tr, const char *why, const int64_t *v, const om_site *site);
-/** A fit at the record run's call found no form, with a range narrowed where the model works
- *  (tr->answers): the runs spent on sizes now outside it say nothing more, so the record run
- *  unwinds and om_trace_run begins again in the narrowed ranges, with new runs (again where
- *  those narrow further, up to OM_NARROWINGS in all); where the trace then holds it is refused
- *  naming them (the declaration that holds). true when it unwinds (the error set); false when
- *  not (no such range, or none narrowed since the record run began). */
+/** A fit at the record run's call found no form and the call is refused next (nothing else is
+ *  tried: not a slice's end before it is read as a length), with a range narrowed where the
+ *  model works (tr->answers): the runs spent on sizes now outside it say nothing more, so the
+ *  record run unwinds and om_trace_run begins again in the narrowed ranges, with new runs (again
+ *  where those narrow further, up to OM_NARROWINGS in all). The narrowed ranges are the record
+ *  runs' alone: the declaration stays as it was for the range check, the cut below (an If whose
+ *  lower piece is traced over the declared sizes) and the pieces, and where no piece is cut the
+ *  trace is refused naming the narrowed ranges (the declaration that holds). true when it
+ *  unwinds (the error set); false when not (no such range, or none narrowed since the record run
+ *  began). */
 bool om__run_narrowed_again(om_trace *tr);
 /** The site of call index (0-based; -1: none, NULL) in a run at the variables v (NULL: the
  *  example's, where the record run's calls have the same index), in the trace's arena (NULL
