@@ -210,14 +210,22 @@ static int fit_int(om_lower *l, int64_t a0, const int64_t *vals, const char *wha
   return x <= OM_FIT_NONE ? OM_FIT_NONE : om__x_is_const(l->tr, x, NULL) ? x : at_switches(l, x);
 }
 
-/* x, a fit of call l's that is final (OM_FIT_NONE: the call is refused next), or OM_FIT_ERROR
- * where no form fitted once runs below the example narrowed a range where the model answers:
- * the trace begins again in those ranges (om__run_narrowed_again). Only here, where nothing
- * else is tried: fit_int's none is not final where the caller reads the value another way after
- * it (a slice's end as a length, BigBird's -1 that is 34 at seq = 34), and beginning again there
- * narrowed BigBird's range step by step where it answers. */
-static int fitted_or_again(om_lower *l, int x) {
-  return x == OM_FIT_NONE && om__run_narrowed_again(l->tr) ? OM_FIT_ERROR : x;
+/* x, a fit of call l's values (a0 here, vals in the runs) that is final (OM_FIT_NONE: the call
+ * is refused next), or OM_FIT_ERROR (unwinding) where more runs may still give it a form: first
+ * runs where the size the values are a function of takes values the runs did not (the window
+ * count of Swin's second stage, ceil(ceil(H / 6) / 5), moves once every 30 image sizes, past the
+ * consecutive sizes the runs take: fit.c, om__fit_new_values), then, once runs below the example
+ * narrowed a range where the model answers, the trace again in those ranges
+ * (om__run_narrowed_again). Only here, where nothing else is tried: fit_int's none is not final
+ * where the caller reads the value another way after it (a slice's end as a length, BigBird's
+ * -1 that is 34 at seq = 34), and beginning again there narrowed BigBird's range step by step
+ * where it answers. */
+static int fitted_or_again(om_lower *l, int x, int64_t a0, const int64_t *vals) {
+  if (x != OM_FIT_NONE) return x;
+  int64_t at[OM_AT_MAX][64];
+  bool asked = false;
+  for (int q = 0, n_at = om__fit_new_values(l, a0, vals, at); q < n_at; q++) asked |= om__run_more_at(l->tr, at[q]);
+  return asked || om__run_narrowed_again(l->tr) ? OM_FIT_ERROR : x;
 }
 
 /* om__fit_float the same way; -1 (an error: unwinding for more runs), 0 (no fit), 1. */
@@ -309,7 +317,7 @@ static bool fit_args(om_lower *l, uint64_t sym_fargs) {
         l->given = &l->given_end;
       }
     }
-    x = fitted_or_again(l, x);
+    x = fitted_or_again(l, x, g->i[k], vals);
     if (x == OM_FIT_NONE) {
       char seen[400];
       return om__trace_fail(OM_ERR_TRACE_SYMBOLIC_SHAPE, "%s: argument %d is %s: it changes with the sizes, but not as a "
@@ -560,7 +568,7 @@ static om_tensor *created_record(om_trace *tr, om_tensor *t, om_created kind, co
     for (int r = 0; r < tr->runs.n; r++) vals[r] = l.rc[r] && at[r].n_i == t->ndim ? at[r].i[d] : -1;
     char what[40];
     snprintf(what, sizeof what, "axis %d of the shape", d);
-    int x = fitted_or_again(&l, fit_int(&l, t->shape[d], vals, what));
+    int x = fitted_or_again(&l, fit_int(&l, t->shape[d], vals, what), t->shape[d], vals);
     if (x == OM_FIT_NONE) {
       char seen[400];
       om__trace_fail(OM_ERR_TRACE_SYMBOLIC_SHAPE, "%s: axis %d of the shape is %s: it changes with the sizes, but not "
@@ -608,8 +616,8 @@ static om_tensor *created_record(om_trace *tr, om_tensor *t, om_created kind, co
       ok = at[r].f[2] == a[2] && (whole ? at[r].f[0] == floor(at[r].f[0]) : at[r].f[0] == a[0]);
       starts[r] = (int64_t)at[r].f[0];
     }
-    int x_start = ok && whole ? fitted_or_again(&l, fit_int(&l, (int64_t)a[0], starts, "the start")) : ok ? om__x_const(tr, 0)
-                                                                                                          : OM_FIT_NONE;
+    int x_start = !ok ? OM_FIT_NONE : !whole ? om__x_const(tr, 0)
+                  : fitted_or_again(&l, fit_int(&l, (int64_t)a[0], starts, "the start"), (int64_t)a[0], starts);
     if (x_start == OM_FIT_NONE || (t->dtype == OM_INT64 && !whole)) {
       if (t->dtype == OM_INT64 && !whole)
         om__trace_fail(OM_ERR_TRACE_SYMBOLIC_SHAPE, "%s: an int64 arange from %g by %g (a fractional start or step) of a "
@@ -636,7 +644,7 @@ static om_tensor *created_record(om_trace *tr, om_tensor *t, om_created kind, co
     if (!value_moves) {
       scalar = om__lower_scalar(&l, v0, t->dtype);
     } else if (t->dtype != OM_FLOAT32) {
-      int x = fitted_or_again(&l, fit_int(&l, (int64_t)v0, ivals, "the value"));
+      int x = fitted_or_again(&l, fit_int(&l, (int64_t)v0, ivals, "the value"), (int64_t)v0, ivals);
       if (x == OM_FIT_NONE) goto unfit;
       if (x >= 0) keep_float(tr, 0, (om_xfloat){.x = x, .a = 1});
       scalar = x < 0 ? -1 : om__lower_x_scalar(&l, x);

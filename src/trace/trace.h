@@ -587,6 +587,13 @@ typedef enum {
  *  which a few runs cannot tell from one by a larger divisor, or affine in sizes the runs took
  *  at only some residues mod 2 or 3 (fit_int asks for more runs). */
 int om__fit_int(om_lower *l, int64_t a0, const int64_t *vals, bool *floored, int64_t (*at)[64], int *n_at);
+/** Where om__fit_int found no form for a call that is refused next: the sizes where the coarsest
+ *  size the values are a function of (of the call's inputs' extents, the symbols and the trace's
+ *  extents, the one with the fewest values at the points: a stage's padded height, which the
+ *  consecutive sizes the runs take move through a few values only) takes values the points did
+ *  not, each of its symbols alone moved from the example, into at (for om__run_more_at, within
+ *  its budget); their count (OM_AT_MAX at most; 0: none). */
+int om__fit_new_values(om_lower *l, int64_t a0, const int64_t *vals, int64_t (*at)[64]);
 /** Describes the values of an integer across the runs for a refusal: "7 here, 8 at seq=8, ...". */
 const char *om__fit_seen(om_lower *l, int64_t a0, const int64_t *vals, char *buf, size_t cap);
 /** The sizes either side of each switch of a minimum min(N, c) (where N reaches c, one symbol of N

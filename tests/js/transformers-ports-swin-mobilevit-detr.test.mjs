@@ -94,23 +94,43 @@ describe('Swin traced with symbolic batch, height and width, run in onnxruntime-
     }, declared(decl.height, decl.width), 0, (z) => within(decl.height, z.height) && within(decl.width, z.width));
   });
 
-  test('swin_cls: traced at 70 x 47 undeclared, still refused (SymbolicShape) at a layer\'s pad, naming no declaration', () => {
-    // Left open: its runs at height 69 (no patch pad there, a merge pad more) narrow the height to
-    // 70, and in that range a layer's window pad ((5 - w % 5) % 5 of a stage's width w, periodic in
-    // the image's width by 15 or 30, past the 16 consecutive sizes the runs take) still fits no
-    // form the runs pin down; so does the trace at the sizes where every pad is made (73 x 95),
-    // begun again with the width narrowed to 31. Declared (below), it traces.
+  // Traced undeclared at 70 x 47: its second stage's window count reads the stage's height,
+  // ceil(ceil(H / 6) / 5), which moves once every 30 image sizes, and the runs at consecutive sizes
+  // saw too few of the stage's heights to pin it; the tracer now asks for runs where that height
+  // takes new values, the trace holds where the width is 31 or more (both stages shifted along
+  // the width), and the runs below it narrowed the width where the model answers: refused naming
+  // that declaration. Traced with it, the height's threshold (the second stage one unshifted
+  // window up to 30) is an If on the height, from 25 (the model fails below: its relative
+  // position table is the window's), right against PyTorch in both engines.
+  test('swin_cls: traced at 70 x 47 undeclared, refused (SymbolicShape) naming the declaration that holds; declared so, an If on the height, right against PyTorch in both engines', async (t) => {
     const fx = loadFixture('swin_cls');
     const model = loadPort(PORTS.swin_cls, 'swin_cls', fx);
+    let decl = null;
     try {
       om.tidy(() => {
         const { batch: b, height: h, width: w } = fx.cases[0].sizes;
-        assert.throws(() => om.trace(model, { pixel_values: [image([b, 3, h, w], 1), ['batch', null, 'height', 'width']] }), (e) => e instanceof om.TraceError
-          && e.kind === 'SymbolicShape' && /^pad: argument \d is \d at the traced sizes, /.test(e.message));
+        assert.throws(() => om.trace(model, { pixel_values: [image([b, 3, h, w], 1), ['batch', null, 'height', 'width']] }), (e) => {
+          assert.ok(e instanceof om.TraceError && e.kind === 'SymbolicShape', String(e));
+          assert.match(e.message, /where the model gives an answer that the graph would not: the graph holds for the sizes om\.Dim/);
+          decl = named(e.message);
+          return true;
+        });
       });
     } finally {
       model.dispose();
     }
+    assert.deepEqual(decl, { width: { min: 31 } });
+    await tracesEverywhere(t, PORTS.swin_cls, 'swin_cls', (tm) => {
+      const [height, width] = ['height', 'width'].map((n) => tm.symbols.find((x) => x.name === n));
+      assert.deepEqual([width.min, width.max, width.narrowedBy], [31, Infinity, null]);
+      assert.deepEqual([height.min, height.max], [25, Infinity]);
+      // pieces from 25, one after another, the last the shifted side from 31 (the unshifted side
+      // may be cut again: traced at 70 x 47 it is 25 to 29 and 30 alone)
+      const pieces = height.branches;
+      assert.deepEqual([pieces[0].min, pieces.at(-1)], [25, { min: 31, max: Infinity }]);
+      pieces.slice(1).forEach((p, i) => assert.equal(p.min, pieces[i].max + 1, JSON.stringify(pieces)));
+      assert.match(height.narrowedBy, /the call fails/, 'the model fails below 25: narrowed there, and said');
+    }, declared({}, decl.width), 0, (z) => z.height >= 25 && within(decl.width, z.width));
   });
 
   for (const [name, traced, least, shifted, traceCase, unshiftedCase] of [['swin', '26 x 21', 9, 13, 0, 9], ['swin_cls', '70 x 47', 25, 31, 0, 8]]) {
