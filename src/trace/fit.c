@@ -876,6 +876,52 @@ int om__fit_int(om_lower *l, int64_t a0, const int64_t *vals, bool *floored, int
   return fit_values(l, &p, a, n, floored, at, n_at, 0);
 }
 
+/* (trace.h) A floor division of a size that moves once every k sizes needs 2k values of it at the
+ * points (floor_form), which consecutive runs give only where k is small: Swin's second-stage
+ * window count reads the stage's height, ceil(H / 6), which 16 consecutive image heights move
+ * through 3 or 4 values. A pool entry the values are a function of with fewer distinct values
+ * than points is such a size; its symbols are moved alone, 1 to 64 K_MAX sizes either way, to
+ * where it takes new values. */
+int om__fit_new_values(om_lower *l, int64_t a0, const int64_t *vals, int64_t (*at)[64]) {
+  om_trace *tr = l->tr;
+  static _Thread_local pool p;
+  pool_make(l, &p);
+  int n = 1 + p.runs, best = -1, fewest = 0;
+  int64_t a[RUNS_MAX + 1];
+  a[0] = a0;
+  for (int i = 0; i < p.runs; i++) a[1 + i] = vals[p.ix[i]];
+  for (int i = 0; i < p.n; i++) { /* the coarsest entry the values are a function of */
+    int d = distinct(p.e[i], n);
+    bool function = d >= 2 && d < n;
+    for (int r = 0; r < n && function; r++)
+      for (int q = 0; q < r && function; q++) function = p.e[i][q] != p.e[i][r] || a[q] == a[r];
+    if (function && (best < 0 || d < fewest)) best = i, fewest = d;
+  }
+  if (best < 0) return 0;
+  int64_t v0[64], seen[RUNS_MAX + 1 + OM_AT_MAX];
+  int n_seen = n, n_at = 0;
+  memcpy(seen, p.e[best], sizeof(int64_t) * (size_t)n);
+  om__run_example(tr, v0);
+  uint64_t syms = tr->xs.v[p.x[best]].syms;
+  for (int k = 0; k < tr->symbols.n; k++) {
+    const om_symbol *s = &tr->symbols.v[k];
+    for (int dir = 1; (syms >> k & 1) && dir >= -1; dir -= 2)
+      for (int64_t step = 1; step <= 64 * K_MAX && n_at < OM_AT_MAX; step++) {
+        int64_t v[64], e;
+        memcpy(v, v0, sizeof v);
+        v[k] = v0[k] + dir * step;
+        if (v[k] < s->vmin || v[k] > s->vmax) break;
+        if (!om__x_eval(tr, p.x[best], v, &e)) continue;
+        int q = 0;
+        while (q < n_seen && seen[q] != e) q++;
+        if (q < n_seen || seen_at(tr, v, (const int64_t(*)[64])at, n_at)) continue;
+        seen[n_seen++] = e;
+        memcpy(at[n_at++], v, sizeof at[0]);
+      }
+  }
+  return n_at;
+}
+
 /* E * Q for an entry E of the pool that divides a at every run and a quotient Q of any form, a
  * product again up to three factors in all (B * floor((H + 6) / 7) * floor((W + 6) / 7): Swin's
  * window count times the batch); then with E a floor division of a symbol no tensor has as an

@@ -85,6 +85,18 @@ static void settle(om_lower *l, const om_runcall **all, bool far, bool ok, int x
     }
 }
 
+/* Run r does at call l another thing than the record run (why: what, where): it is no partner
+ * of the call. Below the example it narrows the range (om__run_drop; refused at the end where the
+ * model answers there, naming the declaration that holds); above it parts, and the range check
+ * finds the threshold and the declaration (check_whole_range), or the trace is refused with why. */
+static void part_run(om_lower *l, int r, const char *why) {
+  om_trace *tr = l->tr;
+  l->rc[r] = NULL;
+  if (!why || om__run_drop(tr, r, why)) return;
+  tr->runs.v[r].dropped = true;
+  om__run_far_parted(tr, why, tr->calls - 1);
+}
+
 /* The symbols the call's inputs' extents depend on; every symbol for a created tensor. */
 static uint64_t used_symbols(const om_lower *l) {
   uint64_t syms = 0;
@@ -180,12 +192,40 @@ static int fit_int(om_lower *l, int64_t a0, const int64_t *vals, const char *wha
   bool asked = false;
   for (int q = 0; x == OM_FIT_AMBIGUOUS && q < n_at; q++) asked |= om__run_more_at(l->tr, at[q]);
   if (asked) return OM_FIT_ERROR;
+  /* forms that differ only where runs below the example are (a shift of 0 where the height is at
+   * most the window: the runs where they differ are asked for, but the run budget is spent) and
+   * no run can be made to tell them apart: the form of the runs at and above the example, the
+   * runs below where it does not give their value dropped (settle: they narrow the range, and
+   * where the model answers there the trace is refused naming the declaration that holds) */
+  if (x == OM_FIT_AMBIGUOUS && without(l, all, false)) {
+    int y = om__fit_int(l, a0, vals, &floored, at, &n_at);
+    settle(l, all, false, y >= 0, y, what, vals, NULL);
+    if (y >= 0) x = y;
+  }
   if (x == OM_FIT_NONE && without(l, all, true)) {
     x = om__fit_int(l, a0, vals, &floored, at, &n_at);
     settle(l, all, true, x >= 0, x, what, vals, NULL);
   }
   /* a value that moves: checked either side of the switches (one that never moved is taken as it is) */
   return x <= OM_FIT_NONE ? OM_FIT_NONE : om__x_is_const(l->tr, x, NULL) ? x : at_switches(l, x);
+}
+
+/* x, a fit of call l's values (a0 here, vals in the runs) that is final (OM_FIT_NONE: the call
+ * is refused next), or OM_FIT_ERROR (unwinding) where more runs may still give it a form: first
+ * runs where the size the values are a function of takes values the runs did not (the window
+ * count of Swin's second stage, ceil(ceil(H / 6) / 5), moves once every 30 image sizes, past the
+ * consecutive sizes the runs take: fit.c, om__fit_new_values), then, once runs below the example
+ * narrowed a range where the model answers, the trace again in those ranges
+ * (om__run_narrowed_again). Only here, where nothing else is tried: fit_int's none is not final
+ * where the caller reads the value another way after it (a slice's end as a length, BigBird's
+ * -1 that is 34 at seq = 34), and beginning again there narrowed BigBird's range step by step
+ * where it answers. */
+static int fitted_or_again(om_lower *l, int x, int64_t a0, const int64_t *vals) {
+  if (x != OM_FIT_NONE) return x;
+  int64_t at[OM_AT_MAX][64];
+  bool asked = false;
+  for (int q = 0, n_at = om__fit_new_values(l, a0, vals, at); q < n_at; q++) asked |= om__run_more_at(l->tr, at[q]);
+  return asked || om__run_narrowed_again(l->tr) ? OM_FIT_ERROR : x;
 }
 
 /* om__fit_float the same way; -1 (an error: unwinding for more runs), 0 (no fit), 1. */
@@ -253,9 +293,12 @@ static bool fit_args(om_lower *l, uint64_t sym_fargs) {
   for (int r = 0; r < tr->runs.n; r++) {
     if (!l->rc[r]) continue;
     om__runcall_attrs(&tr->runs.v[r], l->rc[r], &at[r]);
-    if (at[r].n_i != g->n_i || at[r].n_f != g->n_f)
-      return om__trace_fail(OM_ERR_TRACE_SYMBOLIC_SHAPE, "%s: the model passes %d integer arguments here and %d at other "
-                            "sizes", l->who, g->n_i, at[r].n_i);
+    if (at[r].n_i != g->n_i || at[r].n_f != g->n_f) { /* another call there: that run takes another path */
+      char sizes[160];
+      om__run_sizes(tr, tr->runs.v[r].v, ~(uint64_t)0, sizes, sizeof sizes);
+      part_run(l, r, om__arena_printf(&tr->g.arena, "%s (call %lld): the model passes %d integer arguments here and %d at %s",
+                                      l->who, (long long)tr->calls, g->n_i, at[r].n_i, sizes));
+    }
   }
   for (int k = 0; k < g->n_i; k++) {
     int64_t vals[OM_RUNS_MAX] = {0};
@@ -274,6 +317,7 @@ static bool fit_args(om_lower *l, uint64_t sym_fargs) {
         l->given = &l->given_end;
       }
     }
+    x = fitted_or_again(l, x, g->i[k], vals);
     if (x == OM_FIT_NONE) {
       char seen[400];
       return om__trace_fail(OM_ERR_TRACE_SYMBOLIC_SHAPE, "%s: argument %d is %s: it changes with the sizes, but not as a "
@@ -524,7 +568,7 @@ static om_tensor *created_record(om_trace *tr, om_tensor *t, om_created kind, co
     for (int r = 0; r < tr->runs.n; r++) vals[r] = l.rc[r] && at[r].n_i == t->ndim ? at[r].i[d] : -1;
     char what[40];
     snprintf(what, sizeof what, "axis %d of the shape", d);
-    int x = fit_int(&l, t->shape[d], vals, what);
+    int x = fitted_or_again(&l, fit_int(&l, t->shape[d], vals, what), t->shape[d], vals);
     if (x == OM_FIT_NONE) {
       char seen[400];
       om__trace_fail(OM_ERR_TRACE_SYMBOLIC_SHAPE, "%s: axis %d of the shape is %s: it changes with the sizes, but not "
@@ -572,15 +616,20 @@ static om_tensor *created_record(om_trace *tr, om_tensor *t, om_created kind, co
       ok = at[r].f[2] == a[2] && (whole ? at[r].f[0] == floor(at[r].f[0]) : at[r].f[0] == a[0]);
       starts[r] = (int64_t)at[r].f[0];
     }
-    int x_start = ok && whole ? fit_int(&l, (int64_t)a[0], starts, "the start") : ok ? om__x_const(tr, 0) : OM_FIT_NONE;
+    int x_start = !ok ? OM_FIT_NONE : !whole ? om__x_const(tr, 0)
+                  : fitted_or_again(&l, fit_int(&l, (int64_t)a[0], starts, "the start"), (int64_t)a[0], starts);
     if (x_start == OM_FIT_NONE || (t->dtype == OM_INT64 && !whole)) {
       if (t->dtype == OM_INT64 && !whole)
         om__trace_fail(OM_ERR_TRACE_SYMBOLIC_SHAPE, "%s: an int64 arange from %g by %g (a fractional start or step) of a "
                        "length that changes with the sizes cannot be written in the graph: its values are truncated "
                        "sums (use integers, or a float arange)", who, a[0], a[2]);
-      else
+      else { /* the starts the runs saw (where the step held), as fit_args shows an argument's */
+        char seen[400] = "";
+        if (ok && whole) om__fit_seen(&l, (int64_t)a[0], starts, seen, sizeof seen);
         om__trace_fail(OM_ERR_TRACE_SYMBOLIC_SHAPE, "%s: an arange from %g by %g of a length that changes with the sizes "
-                       "needs a step that does not change and a start the graph can compute", who, a[0], a[2]);
+                       "needs a step that does not change and a start the graph can compute%s%s", who, a[0], a[2],
+                       *seen ? ": the start is " : "", seen);
+      }
       goto fail;
     }
     if (x_start >= 0 && whole) keep_float(tr, 0, (om_xfloat){.x = x_start, .a = 1}); /* else the start is fixed */
@@ -595,7 +644,7 @@ static om_tensor *created_record(om_trace *tr, om_tensor *t, om_created kind, co
     if (!value_moves) {
       scalar = om__lower_scalar(&l, v0, t->dtype);
     } else if (t->dtype != OM_FLOAT32) {
-      int x = fit_int(&l, (int64_t)v0, ivals, "the value");
+      int x = fitted_or_again(&l, fit_int(&l, (int64_t)v0, ivals, "the value"), (int64_t)v0, ivals);
       if (x == OM_FIT_NONE) goto unfit;
       if (x >= 0) keep_float(tr, 0, (om_xfloat){.x = x, .a = 1});
       scalar = x < 0 ? -1 : om__lower_x_scalar(&l, x);

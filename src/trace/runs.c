@@ -545,6 +545,25 @@ bool om__run_fails_at(om_trace *tr, const int64_t *v, int64_t index, const char 
   return om__fail(OM_ERR_TRACE_INVALID_USAGE, "trace_run: the model is run at more sizes first (this is not an error of the model)");
 }
 
+static bool part_paths(om_trace *tr, bool small);
+
+bool om__run_narrowed_again(om_trace *tr) {
+  if (tr->phase != OM_PHASE_RECORD || tr->again || tr->more || tr->narrowings >= OM_NARROWINGS || !tr->again_from)
+    return false;
+  /* the runs below the example that take another path further on (Hugging Face Swin's unshifted
+   * window, whose layer pad is another function of the width, before the roll it leaves out)
+   * part now: they narrow the range (below) */
+  part_paths(tr, true);
+  if (!tr->answers) return false;
+  bool narrowed = false; /* since the record run began: else the same runs again, for nothing */
+  for (int k = 0; k < tr->symbols.n; k++)
+    narrowed |= tr->symbols.v[k].vmin > tr->again_from[k].vmin || tr->symbols.v[k].vmax < tr->again_from[k].vmax;
+  if (!narrowed) return false;
+  tr->again = tr->more = true;
+  om__fail(OM_ERR_TRACE_INVALID_USAGE, "trace_run: the model is run at more sizes first (this is not an error of the model)");
+  return true;
+}
+
 void om__run_far_parted(om_trace *tr, const char *why, int64_t index) {
   if (tr->far_parted) return;
   tr->far_parted = why;
@@ -589,13 +608,15 @@ static bool parts(om_trace *tr, int r, const char *who, int64_t index, const cha
  * parts at the first such call now, not at the record run's first call that merely reads other
  * values there (the scalar made for mul's 2 against the one for add's 1), which would refuse
  * that value as one the sizes compute. Runs below the example are left to the record run (where
- * they part, they narrow the range as they always did). false when refused. */
-static bool part_other_paths(om_trace *tr) {
+ * they part, they narrow the range as they always did); with small, they are the ones parted
+ * (om__run_narrowed_again, where a fit their values confused comes before the call where they
+ * part). false when refused. */
+static bool part_paths(om_trace *tr, bool small) {
   const om_run *base = &tr->base;
   if (base->n_outputs < 0) return true;
   for (int r = 0; r < tr->runs.n; r++) {
     om_run *run = &tr->runs.v[r];
-    if (run->dropped || !inside(tr, run) || !om__run_by_liveness(tr, run) || is_small(tr, run)) continue;
+    if (run->dropped || !inside(tr, run) || !om__run_by_liveness(tr, run) || is_small(tr, run) != small) continue;
     for (int rank = 0; rank < base->live.n; rank++) {
       int64_t index = base->live.v[rank];
       int op = base->calls.v[index].op;
@@ -2505,6 +2526,16 @@ static bool begin_again(const run_ctx *rc, const om_symbol *ranges) {
   return first_runs(rc);
 }
 
+/* The symbols' ranges as the record run narrowed them, into ranges (the next record run's). */
+static void take_ranges(const om_trace *tr, om_symbol *ranges) {
+  for (int k = 0; k < tr->symbols.n; k++) {
+    const om_symbol *s = &tr->symbols.v[k];
+    om_symbol *r = &ranges[k];
+    r->multiple = s->multiple, r->min = s->min, r->max = s->max, r->vmin = s->vmin, r->vmax = s->vmax;
+    r->min_why = s->min_why, r->max_why = s->max_why, r->min_site = s->min_site, r->max_site = s->max_site;
+  }
+}
+
 /* After the range check: where it (or the record run's probe) raised a symbol's minimum where
  * the model fails, the ranges take the narrowed symbols, so that the trace begins again with
  * them, as if declared: what the record run wrote for sizes now outside (a Reshape computed in
@@ -2514,12 +2545,7 @@ static bool raised_minimums(const om_trace *tr, om_symbol *ranges) {
   bool raised = false;
   for (int k = 0; k < tr->symbols.n; k++) raised |= tr->symbols.v[k].vmin > ranges[k].vmin;
   if (!raised || tr->narrowings >= OM_NARROWINGS) return false;
-  for (int k = 0; k < tr->symbols.n; k++) {
-    const om_symbol *s = &tr->symbols.v[k];
-    om_symbol *r = &ranges[k];
-    r->multiple = s->multiple, r->min = s->min, r->max = s->max, r->vmin = s->vmin, r->vmax = s->vmax;
-    r->min_why = s->min_why, r->max_why = s->max_why, r->min_site = s->min_site, r->max_site = s->max_site;
-  }
+  take_ranges(tr, ranges);
   return true;
 }
 
@@ -2548,6 +2574,15 @@ int om_trace_run(om_trace_fn fn, void *ctx, om_tensor **outputs, int max_outputs
   if (tr->symbols.n && !ranges) return om__trace_fail(OM_ERR_OUT_OF_MEMORY, "trace_run: out of memory"), -1;
   if (ranges) memcpy(ranges, tr->symbols.v, sizeof *ranges * (size_t)tr->symbols.n);
   rc.declared = ranges;
+  /* the ranges the record runs are made in: ranges, or, once the trace began again where runs
+   * below the example narrowed a range where the model answers (om__run_narrowed_again), those
+   * narrowed ranges, held apart: ranges stays the declaration (narrowed only where the model
+   * fails), which the range check, the cuts and the pieces read, so that a threshold below the
+   * narrowed minimum is still cut there (an If whose lower piece is traced over the declared
+   * sizes) and the narrowing is never taken for a declaration (BigBird traced above its length
+   * threshold) */
+  om_symbol *rec = ranges, *narrowed = NULL;
+  tr->again_from = rec;
   uint32_t id = tr->id;
   int n;
   if (tr->reexample && !tr->reexampled) { /* calls the example's run lacks, made elsewhere: traced where it makes them */
@@ -2565,12 +2600,13 @@ record:
     tr->kept.n = 0;
     tr->kept_f.n = 0;
     tr->kept_ext.n = 0;
-    tr->answers = NULL;
-    tr->answers_syms = 0;
+    tr->answers = tr->again_answers; /* what the trace before it began again narrowed (om__run_narrowed_again) */
+    tr->answers_site = tr->again_site;
+    tr->answers_syms = tr->again_syms;
     tr->far_parted = NULL;
     tr->serial++;
     tr->n_probes = 0;
-    if (!om__probe_init(tr) || !part_other_paths(tr)) return free(ranges), -1;
+    if (!om__probe_init(tr) || !part_paths(tr, false)) return free(narrowed), free(ranges), -1;
     st->rng_seed = seed, st->rng_offset = offset;
     om_tensor *in[64];
     for (int k = 0; k < tr->inputs.n; k++) stamp_input(tr, in[k] = tr->inputs.v[k].traced, k);
@@ -2581,51 +2617,65 @@ record:
     }
     if (!still(id)) { /* ended by a trace error inside (or by the model) */
       om__release_all(outputs, n > 0 && n <= max_outputs ? n : 0);
-      return free(ranges), -1;
+      return free(narrowed), free(ranges), -1;
     }
     if (!tr->more && n >= 0 && n <= max_outputs && !check_ends(tr, outputs, n) && !ours(id)) {
       om__release_all(outputs, n);
-      return free(ranges), -1;
+      return free(narrowed), free(ranges), -1;
     }
     if (!tr->more) break;
     om__release_all(outputs, n > 0 && n <= max_outputs ? n : 0);
     om_clear_error();
     om__trace_rollback(tr, mark);
+    if (tr->again) { /* no fit after a range narrowed where the model works: again, in the narrowed ranges */
+      tr->again = false;
+      tr->again_answers = tr->answers, tr->again_site = tr->answers_site, tr->again_syms = tr->answers_syms;
+      if (!narrowed && !(narrowed = om__alloc(sizeof *narrowed * (size_t)tr->symbols.n, "trace_run")))
+        return free(ranges), -1;
+      if (rec != narrowed) memcpy(narrowed, ranges, sizeof *narrowed * (size_t)tr->symbols.n);
+      tr->again_from = rec = narrowed;
+      take_ranges(tr, rec);
+      if (!begin_again(&rc, rec)) return free(narrowed), free(ranges), -1;
+      continue;
+    }
     if (tr->fail_msg) { /* the model fails where the record run met it */
-      int again = narrow_where_fails(&rc, ranges);
+      int again = narrow_where_fails(&rc, rec);
       if (again == 2) { /* cut at size 2: the pieces are the trace */
         n = om__branch_run(tr, ranges, fn, ctx, outputs, max_outputs, 0, seed, offset);
-        free(ranges);
+        free(narrowed), free(ranges);
         if (n >= 0) tr->phase = OM_PHASE_RAN;
         return n;
       }
-      if (again <= 0 || !begin_again(&rc, ranges)) return free(ranges), -1;
+      if (again <= 0 || !begin_again(&rc, rec)) return free(narrowed), free(ranges), -1;
       continue;
     }
     int64_t (*more)[64] = malloc(sizeof *more * OM_MORE * 2), n_more = 0; /* chosen in the ranges the record run narrowed */
-    if (!more) return free(ranges), om__trace_fail(OM_ERR_OUT_OF_MEMORY, "trace_run: out of memory"), -1;
+    if (!more) return free(narrowed), free(ranges), om__trace_fail(OM_ERR_OUT_OF_MEMORY, "trace_run: out of memory"), -1;
     for (int k = 0, moved = 0; k < tr->symbols.n && moved < 2 && tr->more_syms; k++) {
       if (!(tr->more_syms >> k & 1)) continue;
       moved++;
       for (int i = 0; i < OM_MORE && fit_runs(tr) + n_more < OM_RUNS_FIT && more_sizes(tr, k, i, more[n_more]); i++) n_more++;
     }
     tr->more_syms = 0;
-    memcpy(tr->symbols.v, ranges, sizeof *ranges * (size_t)tr->symbols.n);
+    memcpy(tr->symbols.v, rec, sizeof *rec * (size_t)tr->symbols.n);
     for (int r = 0; r < tr->runs.n; r++) tr->runs.v[r].dropped = false;
     tr->more = false;
     tr->rounds++;
     bool edges_only = !n_more && tr->more_at_n; /* a round for a float product's edges alone */
     for (int q = 0; q < tr->more_at_n; q++) { /* the runs where two fits differ, or at edges */
       edges_only &= tr->more_at_edge[q];
-      if (!add_run(&rc, tr->more_at[q], false)) return free(more), free(ranges), -1;
+      if (!add_run(&rc, tr->more_at[q], false)) return free(more), free(narrowed), free(ranges), -1;
       tr->edge_runs += tr->more_at_edge[q];
     }
     tr->edge_rounds += edges_only;
     tr->more_at_n = 0;
     for (int64_t i = 0; i < n_more; i++)
-      if (!add_run(&rc, more[i], false)) return free(more), free(ranges), -1;
+      if (!add_run(&rc, more[i], false)) return free(more), free(narrowed), free(ranges), -1;
     free(more);
   }
+  free(narrowed); /* the record run is over: what follows reads the declaration (ranges) */
+  narrowed = NULL;
+  tr->again_from = rec = ranges;
   if (n < 0) { /* the model's own failure: the recording ends, the error stays */
     om_thread_state *s = om__state();
     om_error_kind kind = s->err_kind;

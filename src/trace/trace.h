@@ -225,6 +225,14 @@ struct om_trace {
   const char *answers;       /* the first range the record run narrowed where the model works (om__run_answers) */
   const om_site *answers_site; /* the call it names, NULL none */
   uint64_t answers_syms;     /* the symbols below their examples in every run where it did (om__branch_below) */
+  /* a fit that no form holds once runs below the example narrowed a range where the model works
+   * (om__run_narrowed_again): the trace begins again in the narrowed ranges, and those answers
+   * are kept, so that where it then holds it is refused naming that declaration (refuse_answers) */
+  bool again;
+  const om_symbol *again_from; /* the ranges the record run began with (om_trace_run's record ranges) */
+  const char *again_answers;
+  const om_site *again_site;
+  uint64_t again_syms;
   const char *far_parted;    /* a run above the example the record run parted from (the refusal, if the range check finds no threshold) */
   const om_site *far_site;   /* the call where it parted */
   /* a refusal where the model itself fails (om__run_fails_at): the record run unwinds and
@@ -415,6 +423,17 @@ const char *om__run_hint(const om_trace *tr, int r, char *buf, size_t cap);
  *  (om__branch_below) or refused when the record run ends, with the declaration of the narrowed
  *  ranges, at the call site names. */
 void om__run_answers(om_trace *tr, const char *why, const int64_t *v, const om_site *site);
+/** A fit at the record run's call found no form and the call is refused next (nothing else is
+ *  tried: not a slice's end before it is read as a length), with a range narrowed where the
+ *  model works (tr->answers): the runs spent on sizes now outside it say nothing more, so the
+ *  record run unwinds and om_trace_run begins again in the narrowed ranges, with new runs (again
+ *  where those narrow further, up to OM_NARROWINGS in all). The narrowed ranges are the record
+ *  runs' alone: the declaration stays as it was for the range check, the cut below (an If whose
+ *  lower piece is traced over the declared sizes) and the pieces, and where no piece is cut the
+ *  trace is refused naming the narrowed ranges (the declaration that holds). true when it
+ *  unwinds (the error set); false when not (no such range, or none narrowed since the record run
+ *  began). */
+bool om__run_narrowed_again(om_trace *tr);
 /** The site of call index (0-based; -1: none, NULL) in a run at the variables v (NULL: the
  *  example's, where the record run's calls have the same index), in the trace's arena (NULL
  *  when out of memory: the refusal is then raised without the model's line). */
@@ -568,6 +587,13 @@ typedef enum {
  *  which a few runs cannot tell from one by a larger divisor, or affine in sizes the runs took
  *  at only some residues mod 2 or 3 (fit_int asks for more runs). */
 int om__fit_int(om_lower *l, int64_t a0, const int64_t *vals, bool *floored, int64_t (*at)[64], int *n_at);
+/** Where om__fit_int found no form for a call that is refused next: the sizes where the coarsest
+ *  size the values are a function of (of the call's inputs' extents, the symbols and the trace's
+ *  extents, the one with the fewest values at the points: a stage's padded height, which the
+ *  consecutive sizes the runs take move through a few values only) takes values the points did
+ *  not, each of its symbols alone moved from the example, into at (for om__run_more_at, within
+ *  its budget); their count (OM_AT_MAX at most; 0: none). */
+int om__fit_new_values(om_lower *l, int64_t a0, const int64_t *vals, int64_t (*at)[64]);
 /** Describes the values of an integer across the runs for a refusal: "7 here, 8 at seq=8, ...". */
 const char *om__fit_seen(om_lower *l, int64_t a0, const int64_t *vals, char *buf, size_t cap);
 /** The sizes either side of each switch of a minimum min(N, c) (where N reaches c, one symbol of N

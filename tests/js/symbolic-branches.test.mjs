@@ -301,6 +301,33 @@ describe('size thresholds become an If', () => {
     for (const c of checks) await sessionsAgree(c);
   });
 
+  test('a threshold below the example and a slice\'s end read as a length above it (BigBird\'s pad and unpad): an If over the whole declared range, no range narrowed', async () => {
+    // above th the sequence is padded to a multiple of b and sliced back by a count from the end
+    // where it padded: the end's fit finds no form (-pad here, the whole axis where no pad is
+    // made) before it is read as a length, while the runs below th (another op from the first
+    // call) had narrowed seq where the model answers. Beginning the trace again in that narrowed
+    // range there (om__run_narrowed_again, meant for a call refused next) raised seq's minimum
+    // step by step and took it for the declaration: traced, seq from 7 with no narrowedBy and the
+    // If's lower piece 7..th, where eager answers from 1 (BigBird traced at 31)
+    const F = om.nn.functional;
+    const checks = await withTraced((keep) => [[14, 2, 31], [9, 3, 25]].map(([th, b, seq]) => {
+      const model = fn((x) => {
+        const [B, T, C] = x.shape;
+        if (T <= th) return x.softmax(1).mul(3);
+        const pad = (b - (T % b)) % b;
+        const Tp = T + pad;
+        const y = F.pad(x, [0, 0, 0, pad]).reshape([B, Tp / b, b, C]).softmax(2).reshape([B, Tp, C]);
+        return (pad > 0 ? y.slice(1, 0, -pad) : y).mul(2);
+      });
+      const tm = traceSeq(keep, model, seq);
+      const s = seqOf(tm);
+      assert.deepEqual([s.min, s.max, s.narrowedBy, s.checked.min], [1, Infinity, null, 1]);
+      assert.deepEqual(s.branches, [{ min: 1, max: th }, { min: th + 1, max: Infinity }]);
+      return atSizes(keep, tm, model, [1, 2, 7, th, th + 1, th + 2, th + b + 1, 10 * seq + 1]);
+    }));
+    for (const c of checks) await sessionsAgree(c);
+  });
+
   test('thresholds on two symbols are refused, with the declaration that holds', () => {
     const ex = om.randn([3, 8, 4], { seed: 5 });
     const model = fn((x) => (x.shape[0] > 6 ? x.relu() : x.shape[1] > 20 ? x.neg() : x.abs()));

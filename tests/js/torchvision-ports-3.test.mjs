@@ -58,6 +58,13 @@ class NarrowMobileNetV2 extends MobileNetV2 {
 
 const MOBILENET_V2_SETTING = [[1, 16, 1, 1], [6, 24, 2, 2], [6, 32, 2, 2], [6, 64, 1, 2], [4, 96, 1, 1]];
 
+/**
+ * Where Swin V2 at window 7 traced at 64 x 64 holds: its second stage shifts its windows along
+ * both sides (8 tokens padded to 14) from 60 on. The undeclared trace's refusal names this
+ * declaration (below), and describePorts traces with it against PyTorch in both engines.
+ */
+const SWIN_V2_W7_FROM = { h: 60, w: 60 };
+
 /** Each fixture's model and its traces (see describePorts). */
 const MODELS = {
   // PyTorch fails below 63 (an empty map after the third pool); the 6 x 6 adaptive pool from any map size.
@@ -68,7 +75,7 @@ const MODELS = {
   swin_v2_w7: [() => new SwinTransformer([4, 4], 12, [2, 2], [3, 6], [7, 7], {
     stochasticDepthProb: 0.2, numClasses: 10, block: SwinTransformerBlockV2, downsampleLayer: PatchMergingV2,
   }), [[2, 3, 64, 64], ['batch', null, null, null]],
-  [[2, 3, 76, 92], ['batch', null, om.Dim('h', { min: 60 }), om.Dim('w', { min: 60 })], { h: 60, w: 60 }]],
+  [[2, 3, 76, 92], ['batch', null, ...['h', 'w'].map((a) => om.Dim(a, { min: SWIN_V2_W7_FROM[a] }))], SWIN_V2_W7_FROM]],
 };
 
 /** AlexNet pools its features to 6 x 6 adaptively (one Shape read each of height and width); Swin V2 pads to whole windows (as V1, 3). */
@@ -81,20 +88,26 @@ describeBuilders('builders-3.json', { mobilenet_v2 });
 
 describe('Swin V2 at window 7 with symbolic H and W undeclared', () => {
   // Its shifts switch per stage and side (the first stage's at H = 32, the second's at 60): the
-  // runs that check them fill the trace's run budget, which leaves the roll's arange with a start
-  // no run can confirm: refused there, loudly, though naming no declaration (the one describePorts
-  // traces with above, { min: 60 }, holds; left open: 71 runs of the model before the refusal,
-  // the last ones at small heights or widths, 5 to 9, where a stage's shift is 0 on that side and
-  // the arange's start with it)
-  test('refused at the roll\'s start (SymbolicShape)', () => {
+  // runs that check them fill the trace's run budget, so the roll's arange start (3, and 0 at a run
+  // at H = 7) fits more than one form that no further run can tell apart. The form of the runs at
+  // and above the example is taken, the run below narrows the range, and as the model answers
+  // there the trace is refused at the roll, naming the declaration under which it holds: the one
+  // describePorts traces with above (SWIN_V2_W7_FROM), right against PyTorch in both engines.
+  test('refused at the roll\'s start (SymbolicShape), naming the declaration that holds', () => {
     om.manualSeed(0);
     const net = new SwinTransformer([4, 4], 12, [2, 2], [3, 6], [7, 7], {
       numClasses: 10, block: SwinTransformerBlockV2, downsampleLayer: PatchMergingV2,
     }).eval();
     const x = om.randn([2, 3, 64, 64], { seed: 1 });
+    const decl = Object.entries(SWIN_V2_W7_FROM).map(([a, min]) => `om.Dim('${a}', { min: ${min} })`).join(', ');
     try {
-      assert.throws(() => om.trace(net, { x: [x, ['batch', null, 'h', 'w']] }), (e) => e instanceof om.TraceError && e.kind === 'SymbolicShape'
-        && /^arange: an arange from 3 by 1 of a length that changes with the sizes needs a step that does not change and a start the graph can compute/.test(e.message));
+      assert.throws(() => om.trace(net, { x: [x, ['batch', null, 'h', 'w']] }), (e) => {
+        assert.ok(e instanceof om.TraceError && e.kind === 'SymbolicShape', String(e));
+        assert.match(e.message, /^arange \(call \d+\): the start is 0 at batch=\d+, h=7, w=\d+, where the model gives an answer that the graph would not/);
+        assert.ok(e.message.includes(`the graph holds for the sizes ${decl} declares`), e.message);
+        assert.match(e.message, /\(at \S*examples\/torchvision\/swin_transformer\.mjs:92:\d+\)$/, 'the roll\'s source line');
+        return true;
+      });
     } finally {
       net.dispose();
       x.dispose();
