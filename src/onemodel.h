@@ -771,7 +771,7 @@ typedef enum om_scatter_reduce_mode { OM_SCATTER_SUM = 0, OM_SCATTER_PROD = 1, O
  *  reduce into the element at p with p[dim] = index[p], in row-major order of p (a NaN stays in
  *  amax and amin; sum is om_scatter_add). Borrowed arguments, returns a new reference. */
 om_tensor *om_scatter_reduce(om_tensor *input, int dim, om_tensor *index, om_tensor *src, om_scatter_reduce_mode reduce);
-/** PyTorch's index_put: a copy of input with values written (accumulate: added; float32, int64) at
+/** PyTorch's index_put: a copy of input with values written (accumulate: added; bool: or) at
  *  the positions that n int64 index tensors (broadcast together to a shape B) pick in input's first
  *  n dims, each index in [-size, size); values (input's dtype) broadcast to B + input's other dims.
  *  Of repeated positions the last written stays. Borrowed arguments, returns a new reference. */
