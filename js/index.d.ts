@@ -72,6 +72,18 @@ export type Shape = number | readonly number[];
 
 /** A dim argument of a reduction: one dim, several, or none (all dims). */
 export type Dims = number | readonly number[];
+/** PyTorch's keyword arguments dim and keepdim of a reduction (x.sum(dim=-1, keepdim=True) is x.sum({ dim: -1, keepdim: true })). */
+export interface DimKeywords { dim?: Dims | null; keepdim?: boolean }
+/** keepdim by name after a positional dim (x.sum(-1, { keepdim: true })). */
+export interface KeepdimKeyword { keepdim?: boolean }
+/** torch.finfo's fields (see {@link finfo}). */
+export interface FloatInfo { readonly bits: number; readonly eps: number; readonly max: number; readonly min: number; readonly tiny: number; readonly smallestNormal: number; readonly resolution: number; readonly dtype: 'float32' | 'float64' }
+/** torch.iinfo's fields (see {@link iinfo}). */
+export interface IntInfo { readonly bits: 64; readonly min: bigint; readonly max: bigint; readonly dtype: 'int64' }
+/** torch.finfo(dtype): the limits of float32 (the default) or float64; torch.finfo(dtype).min is `finfo().min`. */
+export function finfo(dtype?: 'float32' | 'float64'): FloatInfo;
+/** torch.iinfo(torch.int64): its bits, min and max (BigInt). */
+export function iinfo(dtype: 'int64'): IntInfo;
 
 /**
  * The error type of the package. `kind` tells what went wrong; the message names the function
@@ -264,7 +276,7 @@ export function meshgrid(tensors: readonly Tensor[], options?: { indexing?: 'ij'
  *  computed from a traced input is DataDependent). Differentiable in input. */
 export function index(input: Tensor, indices: Tensor | readonly Tensor[]): Tensor;
 /** torch.index_put: a copy of input with values (a Tensor of input's dtype, or a number) written
- *  (accumulate: added; float32, int64) at the positions the int64 index tensors, broadcast
+ *  (accumulate: added; bool: or-ed) at the positions the int64 index tensors, broadcast
  *  together, pick in input's first dims; each index in [-size, size). PyTorch's `x[i, j] = v` is
  *  `x.indexPut_([i, j], v)`; one bool index of input's leading sizes is `x[mask] = v`. Differentiable
  *  in input and values. */
@@ -310,9 +322,15 @@ export { variance as var };
 export function std(input: Tensor, dim?: Dims | null, unbiased?: boolean | VarOptions, keepdim?: boolean): Tensor;
 /** torch.all / torch.any over dim (all dims when none), as bool: every (any) element nonzero. */
 export function all(input: Tensor, dim?: Dims | null, keepdim?: boolean): Tensor;
+export function all(input: Tensor, options: DimKeywords): Tensor;
+export function all(input: Tensor, dim: Dims | null, options: KeepdimKeyword): Tensor;
 export function any(input: Tensor, dim?: Dims | null, keepdim?: boolean): Tensor;
+export function any(input: Tensor, options: DimKeywords): Tensor;
+export function any(input: Tensor, dim: Dims | null, options: KeepdimKeyword): Tensor;
 /** torch.logsumexp(input, dim, keepdim): log(sum(exp(input))) over dim, computed shifted by the max. */
 export function logsumexp(input: Tensor, dim: Dims, keepdim?: boolean): Tensor;
+export function logsumexp(input: Tensor, options: DimKeywords): Tensor;
+export function logsumexp(input: Tensor, dim: Dims | null, options: KeepdimKeyword): Tensor;
 /** torch.bmm: [B, n, m] @ [B, m, p], both 3-D with one batch size (no broadcast). */
 export function bmm(input: Tensor, mat2: Tensor): Tensor;
 /** torch.outer(a [n], b [m]) -> [n, m]. */
@@ -417,6 +435,16 @@ export interface SortOptions {
  *  they came from. */
 export function topk(input: Tensor, k: number | bigint, dim?: number, largest?: boolean, sorted?: boolean): ValuesIndices;
 export function topk(input: Tensor, k: number | bigint, options: TopkOptions): ValuesIndices;
+/** torch.multinomial's keyword arguments: replacement (default false) and seed (a torch.Generator's; default: om.manualSeed's stream). */
+export interface MultinomialOptions { replacement?: boolean; seed?: number | bigint }
+/**
+ * torch.multinomial: numSamples int64 category indices per row of input (1-D or 2-D non-negative
+ * float32 weights), each drawn with probability proportional to its weight; without replacement
+ * each index at most once, in draw order. PyTorch's distribution from om.rand's stream (not
+ * PyTorch's numbers); eager only (a traced input is TraceError UnsupportedOperation).
+ */
+export function multinomial(input: Tensor, numSamples: number | bigint, replacement?: boolean): Tensor;
+export function multinomial(input: Tensor, numSamples: number | bigint, options: MultinomialOptions): Tensor;
 /** torch.sort (stable): `[values, indices]` along dim (default -1), ascending unless descending. */
 export function sort(input: Tensor, dim?: number, descending?: boolean): ValuesIndices;
 export function sort(input: Tensor, options: SortOptions): ValuesIndices;
@@ -452,8 +480,10 @@ export function selectScatter(input: Tensor, src: Tensor, dim: number, index: nu
 export function addmm(input: Tensor, mat1: Tensor, mat2: Tensor, options?: { beta?: number; alpha?: number }): Tensor;
 /** torch.split: {@link Tensor.split} as a function. */
 export function split(input: Tensor, splitSizeOrSections: number | bigint | readonly (number | bigint)[], dim?: number): Tensor[];
+export function split(input: Tensor, splitSizeOrSections: number | bigint | readonly (number | bigint)[], options: { dim?: number }): Tensor[];
 /** torch.chunk: {@link Tensor.chunk} as a function. */
 export function chunk(input: Tensor, chunks: number | bigint, dim?: number): Tensor[];
+export function chunk(input: Tensor, chunks: number | bigint, options: { dim?: number }): Tensor[];
 /** torch.unbind: {@link Tensor.unbind} as a function. */
 export function unbind(input: Tensor, dim?: number): Tensor[];
 /** torch.tril: {@link Tensor.tril} as a function. */
@@ -739,6 +769,10 @@ export class Tensor {
   indexAdd(dim: number, index: Tensor, source: Tensor): Tensor;
   /** A copy with src[p] added at p with p[dim] = index[p] (torch.scatter_add; float32, src has index's shape). */
   scatterAdd(dim: number, index: Tensor, src: Tensor): Tensor;
+  /** torch.Tensor.scatter: see {@link scatter}. */
+  scatter(dim: number, index: Tensor, src: Tensor | Scalar, options?: { reduce?: 'add' | null }): Tensor;
+  /** In place: this.copy_(this.scatter(...)). */
+  scatter_(dim: number, index: Tensor, src: Tensor | Scalar, options?: { reduce?: 'add' | null }): this;
   /** PyTorch's advanced-indexing read `x[i, j, ...]`: see {@link index}. */
   index(indices: Tensor | readonly Tensor[]): Tensor;
   /** torch.index_put: see {@link indexPut}. */
@@ -768,8 +802,10 @@ export class Tensor {
    * list, pieces of those sizes (non-negative, summing to the dim's size). Views.
    */
   split(splitSizeOrSections: number | bigint | readonly (number | bigint)[], dim?: number): Tensor[];
+  split(splitSizeOrSections: number | bigint | readonly (number | bigint)[], options: { dim?: number }): Tensor[];
   /** torch.chunk: pieces of ceil(size / chunks) along dim (possibly fewer than chunks); an empty dim gives chunks empty pieces. */
   chunk(chunks: number | bigint, dim?: number): Tensor[];
+  chunk(chunks: number | bigint, options: { dim?: number }): Tensor[];
   /** torch.unbind: the slices along dim (default 0), each without that dim. */
   unbind(dim?: number): Tensor[];
   /** Zeros above diagonal k of the last two dims. */
@@ -784,12 +820,20 @@ export class Tensor {
   // ---- reductions (dim omitted: all dims; keepdim default false) ----
   /** Sum over dims. */
   sum(dim?: Dims | null, keepdim?: boolean): Tensor;
+  sum(options: DimKeywords): Tensor;
+  sum(dim: Dims | null, options: KeepdimKeyword): Tensor;
   /** Mean over dims (float32). */
   mean(dim?: Dims | null, keepdim?: boolean): Tensor;
+  mean(options: DimKeywords): Tensor;
+  mean(dim: Dims | null, options: KeepdimKeyword): Tensor;
   /** Maximum over dims (gradient shared between ties). */
   amax(dim?: Dims | null, keepdim?: boolean): Tensor;
+  amax(options: DimKeywords): Tensor;
+  amax(dim: Dims | null, options: KeepdimKeyword): Tensor;
   /** Minimum over dims (gradient shared between ties). */
   amin(dim?: Dims | null, keepdim?: boolean): Tensor;
+  amin(options: DimKeywords): Tensor;
+  amin(dim: Dims | null, options: KeepdimKeyword): Tensor;
   /** Without a dim: the maximum of all elements (0-d, like amax()). */
   max(): Tensor;
   /**
@@ -797,17 +841,24 @@ export class Tensor {
    * returns a named tuple (values, indices); here it is an array to destructure.
    */
   max(dim: number, keepdim?: boolean): ValuesIndices;
+  max(options: { dim: number; keepdim?: boolean }): ValuesIndices;
+  max(dim: number, options: KeepdimKeyword): ValuesIndices;
   /** With a tensor: the elementwise maximum (torch.max(input, other), see {@link maximum}). */
   max(other: Tensor): Tensor;
   /** Without a dim: the minimum of all elements (0-d, like amin()). */
   min(): Tensor;
   /** With a dim: `[values, indices]` of the minimum along it (see max). */
   min(dim: number, keepdim?: boolean): ValuesIndices;
+  min(options: { dim: number; keepdim?: boolean }): ValuesIndices;
+  min(dim: number, options: KeepdimKeyword): ValuesIndices;
   /** With a tensor: the elementwise minimum (see {@link minimum}). */
   min(other: Tensor): Tensor;
   /** torch.topk: see {@link topk}. */
   topk(k: number | bigint, dim?: number, largest?: boolean, sorted?: boolean): ValuesIndices;
   topk(k: number | bigint, options: TopkOptions): ValuesIndices;
+  /** torch.Tensor.multinomial: see {@link multinomial}. */
+  multinomial(numSamples: number | bigint, replacement?: boolean): Tensor;
+  multinomial(numSamples: number | bigint, options: MultinomialOptions): Tensor;
   /** torch.sort (stable): see {@link sort}. */
   sort(dim?: number, descending?: boolean): ValuesIndices;
   sort(options: SortOptions): ValuesIndices;
@@ -820,16 +871,26 @@ export class Tensor {
   repeatInterleave(): Tensor;
   /** int64 indices of the first maximum along dim; without dim, the index into the flattened tensor. */
   argmax(dim?: number | null, keepdim?: boolean): Tensor;
+  argmax(options: DimKeywords): Tensor;
+  argmax(dim: Dims | null, options: KeepdimKeyword): Tensor;
   /** int64 indices of the first minimum along dim; without dim, the index into the flattened tensor. */
   argmin(dim?: number | null, keepdim?: boolean): Tensor;
+  argmin(options: DimKeywords): Tensor;
+  argmin(dim: Dims | null, options: KeepdimKeyword): Tensor;
   /** torch.Tensor.var / std (see om.var). */
   var(dim?: Dims | null, unbiased?: boolean | VarOptions, keepdim?: boolean): Tensor;
   std(dim?: Dims | null, unbiased?: boolean | VarOptions, keepdim?: boolean): Tensor;
   /** Whether every (any) element over dim is nonzero, as bool. */
   all(dim?: Dims | null, keepdim?: boolean): Tensor;
+  all(options: DimKeywords): Tensor;
+  all(dim: Dims | null, options: KeepdimKeyword): Tensor;
   any(dim?: Dims | null, keepdim?: boolean): Tensor;
+  any(options: DimKeywords): Tensor;
+  any(dim: Dims | null, options: KeepdimKeyword): Tensor;
   /** log(sum(exp(this))) over dim. */
   logsumexp(dim: Dims, keepdim?: boolean): Tensor;
+  logsumexp(options: DimKeywords): Tensor;
+  logsumexp(dim: Dims | null, options: KeepdimKeyword): Tensor;
   /** The p-norm over dim (see om.norm). */
   norm(p?: number | 'fro', dim?: Dims | null, keepdim?: boolean): Tensor;
   /** this * this. */
@@ -2971,6 +3032,8 @@ export function tile(input: Tensor, dims: Dims): Tensor;
 export function tile(input: Tensor, ...dims: number[]): Tensor;
 /** torch.prod over dim (none: all dims; float32 multiplied in double; int64 wraps; bool as int64; 1 of nothing). */
 export function prod(input: Tensor, dim?: Dims | null, keepdim?: boolean): Tensor;
+export function prod(input: Tensor, options: DimKeywords): Tensor;
+export function prod(input: Tensor, dim: Dims | null, options: KeepdimKeyword): Tensor;
 /** torch.cumprod: the running product along dim (float32 in double; int64 wraps; bool into int64). */
 export function cumprod(input: Tensor, dim: number): Tensor;
 
@@ -3009,6 +3072,8 @@ export interface Tensor {
   tile(...dims: number[]): Tensor;
   /** See {@link prod}. */
   prod(dim?: Dims | null, keepdim?: boolean): Tensor;
+  prod(options: DimKeywords): Tensor;
+  prod(dim: Dims | null, options: KeepdimKeyword): Tensor;
   /** See {@link cumprod}. */
   cumprod(dim: number): Tensor;
 }
@@ -3249,24 +3314,40 @@ export function t(input: Tensor): Tensor;
 export function detach(input: Tensor): Tensor;
 /** torch.sum over dim (none: all). */
 export function sum(input: Tensor, dim?: Dims | null, keepdim?: boolean): Tensor;
+export function sum(input: Tensor, options: DimKeywords): Tensor;
+export function sum(input: Tensor, dim: Dims | null, options: KeepdimKeyword): Tensor;
 /** torch.mean over dim (none: all). */
 export function mean(input: Tensor, dim?: Dims | null, keepdim?: boolean): Tensor;
+export function mean(input: Tensor, options: DimKeywords): Tensor;
+export function mean(input: Tensor, dim: Dims | null, options: KeepdimKeyword): Tensor;
 /** torch.amax over dim (none: all). */
 export function amax(input: Tensor, dim?: Dims | null, keepdim?: boolean): Tensor;
+export function amax(input: Tensor, options: DimKeywords): Tensor;
+export function amax(input: Tensor, dim: Dims | null, options: KeepdimKeyword): Tensor;
 /** torch.amin over dim (none: all). */
 export function amin(input: Tensor, dim?: Dims | null, keepdim?: boolean): Tensor;
+export function amin(input: Tensor, options: DimKeywords): Tensor;
+export function amin(input: Tensor, dim: Dims | null, options: KeepdimKeyword): Tensor;
 /** torch.max: of all elements, [values, indices] along dim, or the elementwise maximum with a tensor. */
 export function max(input: Tensor): Tensor;
 export function max(input: Tensor, dim: number, keepdim?: boolean): ValuesIndices;
+export function max(input: Tensor, options: { dim: number; keepdim?: boolean }): ValuesIndices;
+export function max(input: Tensor, dim: number, options: KeepdimKeyword): ValuesIndices;
 export function max(input: Tensor, other: Tensor): Tensor;
 /** torch.min: of all elements, [values, indices] along dim, or the elementwise minimum with a tensor. */
 export function min(input: Tensor): Tensor;
 export function min(input: Tensor, dim: number, keepdim?: boolean): ValuesIndices;
+export function min(input: Tensor, options: { dim: number; keepdim?: boolean }): ValuesIndices;
+export function min(input: Tensor, dim: number, options: KeepdimKeyword): ValuesIndices;
 export function min(input: Tensor, other: Tensor): Tensor;
 /** torch.argmax along dim (none: of the flattened tensor). */
 export function argmax(input: Tensor, dim?: number | null, keepdim?: boolean): Tensor;
+export function argmax(input: Tensor, options: DimKeywords): Tensor;
+export function argmax(input: Tensor, dim: Dims | null, options: KeepdimKeyword): Tensor;
 /** torch.argmin along dim (none: of the flattened tensor). */
 export function argmin(input: Tensor, dim?: number | null, keepdim?: boolean): Tensor;
+export function argmin(input: Tensor, options: DimKeywords): Tensor;
+export function argmin(input: Tensor, dim: Dims | null, options: KeepdimKeyword): Tensor;
 /** torch.index_select. */
 export function indexSelect(input: Tensor, dim: number, index: Tensor): Tensor;
 /** torch.gather. */
@@ -3275,6 +3356,14 @@ export function gather(input: Tensor, dim: number, index: Tensor): Tensor;
 export function indexAdd(input: Tensor, dim: number, index: Tensor, source: Tensor): Tensor;
 /** torch.scatter_add. */
 export function scatterAdd(input: Tensor, dim: number, index: Tensor, src: Tensor): Tensor;
+/**
+ * torch.scatter(input, dim, index, src) (src a Tensor of input's dtype, or a number: PyTorch's
+ * value; { reduce: 'add' } adds): a copy of input with src[i] written where index[i] replaces
+ * position i's coordinate along dim, for every position i of index (input's rank; sizes at most
+ * src's and, off dim, input's). Of repeated places the last written stays (PyTorch: undefined);
+ * each index in [0, size). One ScatterND when traced.
+ */
+export function scatter(input: Tensor, dim: number, index: Tensor, src: Tensor | Scalar, options?: { reduce?: 'add' | null }): Tensor;
 /** torch.movedim: dims moved from source to destination (ints or equal-length lists), the others in order (a view). */
 export function movedim(input: Tensor, source: Dims, destination: Dims): Tensor;
 /** torch.moveaxis: movedim. */

@@ -625,6 +625,16 @@ c28('index_put', [_ip, _ip > 4, torch.tensor([1.0, 2.0, 3.0, 4.0, 5.0])], accumu
 c28('index_put', [torch.arange(6).reshape(2, 3), torch.tensor([1, 1]), torch.tensor([2, 2]), torch.tensor(5)], accumulate=True)
 c28('index_put', [_ip, torch.tensor([5]), torch.tensor(1.0)], accumulate=False)
 c28('index_put', [_ip, torch.tensor([True, False]), torch.tensor(1.0)], accumulate=False)
+# accumulate on bool is a logical or (PyTorch's bool +=), repeated places included; repeated places
+# without accumulate: PyTorch calls it undefined, its CPU kernel (and ours) keeps the last written
+_bp = torch.tensor([True, False, False, False, False])
+c28('index_put', [_bp, torch.tensor([1, 1, 3, 0, 1]), torch.tensor([False, True, False, False, False])], accumulate=True)
+c28('index_put', [torch.zeros(3, 2, dtype=torch.bool), torch.tensor([2, 0, 2]), torch.tensor([[True, False], [False, False], [False, True]])],
+    accumulate=True)
+c28('index_put', [_bp, torch.tensor([[2, 2], [4, 0]]), torch.tensor(True)], accumulate=True)
+c28('index_put', [_ip, torch.tensor([1, 3, 1]), torch.tensor([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])], accumulate=False)
+c28('index_put', [_ip, torch.tensor([1, 3, 1, 1]), torch.tensor([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0], [0.5, -1.0]])], accumulate=True)
+c28('index_put', [torch.arange(6).reshape(3, 2), torch.tensor([2, 2, 0]), torch.tensor([[7, 8], [9, 10], [11, 12]])], accumulate=False)
 # slices: negative steps are refused (x[::-1]), slice_scatter
 c28('slice', [_ro], dim=1, start=None, end=None, step=-1)
 c28('slice', [_ro], dim=1, start=None, end=None, step=0)
@@ -669,6 +679,31 @@ c28('reduce', [_rb], fn='min', dim=None, keepdim=False)
 c28('reduce', [_rb], fn='max', dim=[1], keepdim=True)
 c28('reduce', [_rb], fn='all', dim=[1], keepdim=True)
 c28('reduce', [_ri], fn='any', dim=None, keepdim=False)
+# keyword arguments, as ports write them: x.sum(dim=-1, keepdim=True), torch.max(x, dim=1), x.split(2, dim=-1)
+_rf = _ri.float()
+for _fn, _x, _d, _k, _m in [('sum', _rf, [-1], True, True), ('mean', _rf, [0, 1], False, False), ('amax', _rf, [1], True, True),
+                            ('max', _rf, [1], False, False), ('min', _ri, [0], True, True), ('argmax', _rf, [-1], True, True),
+                            ('prod', _ri, [0], False, True), ('all', _rb, [1], False, False), ('logsumexp', _rf, [1], True, True),
+                            ('amin', _rf, [0], False, False), ('any', _rb, [0], True, True), ('argmin', _ri, [1], False, False)]:
+    c28('reduce_kw', [_x], fn=_fn, dim=_d, keepdim=_k, method=_m)
+c28('split_kw', [_rf], size=2, dim=-1)
+c28('split_kw', [_rf], size=[1, 1], dim=0)
+c28('chunk_kw', [_rf], chunks=2, dim=1)
+# torch.scatter / Tensor.scatter (src, or a value; reduce='add'); repeated places without reduce
+# are undefined in PyTorch, so the cases write each place once there
+_sz, _ss = torch.zeros(3, 5), torch.arange(1, 11, dtype=torch.float32).reshape(2, 5)
+c28('scatter', [_sz, torch.tensor([[0, 1, 2, 0]]), _ss], dim=0)
+c28('scatter', [_sz, torch.tensor([[0, 1, 2], [0, 4, 3]]), _ss], dim=1)
+c28('scatter', [_sz, torch.tensor([[0, 1, 2], [0, 4, 4]])], dim=-1, value=1.5, reduce='add')
+c28('scatter', [_sz, torch.tensor([[0, 0, 0], [0, 4, 4]]), _ss], dim=1, reduce='add')
+c28('scatter', [torch.tensor([[False, True, True], [True, False, True]]), torch.tensor([[2, 0, 1], [1, 2, 0]]),
+                torch.tensor([[True, False, False], [False, True, True]])], dim=1)
+c28('scatter', [torch.arange(6).reshape(2, 3), torch.tensor([[1], [0]]), torch.tensor([[7], [8]])], dim=1)
+c28('scatter', [torch.zeros(2, 4), torch.tensor([[3, 0], [1, 2]])], dim=1, value=-2.0)
+c28('scatter', [_sz, torch.tensor([[0, 5]]), _ss], dim=1)
+c28('scatter', [_sz, torch.tensor([[0, -1]]), _ss], dim=1)
+c28('scatter', [torch.zeros(1, 2), torch.tensor([[0, 1], [1, 1]]), _ss], dim=1)
+c28('scatter', [_sz, torch.tensor([[0, 1, 2, 3, 4, 0]]), _ss], dim=1)
 
 
 def call28(op, xs, a):
@@ -750,6 +785,18 @@ def call28(op, xs, a):
         return y
     if op == 'einsum':
         return torch.einsum(a['equation'], *xs)
+    if op == 'reduce_kw':
+        d = a['dim'] if len(a['dim']) > 1 else a['dim'][0]
+        f = getattr(xs[0], a['fn']) if a['method'] else lambda **k: getattr(torch, a['fn'])(xs[0], **k)
+        r = f(dim=d, keepdim=a['keepdim'])
+        return [r.values, r.indices] if a['fn'] in ('max', 'min') else r
+    if op == 'split_kw':
+        return list(xs[0].split(a['size'], dim=a['dim']))
+    if op == 'chunk_kw':
+        return list(torch.chunk(xs[0], a['chunks'], dim=a['dim']))
+    if op == 'scatter':
+        kw = {'reduce': a['reduce']} if 'reduce' in a else {}
+        return xs[0].scatter(a['dim'], xs[1], xs[2] if len(xs) > 2 else a['value'], **kw)
     if op == 'reduce':
         fn, dim = getattr(torch, a['fn']), a['dim']
         if a['fn'] in ('cumsum', 'cumprod'):

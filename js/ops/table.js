@@ -19,7 +19,7 @@
 import { toI64, describe } from '../convert.js';
 import { OmError, invalid } from '../errors.js';
 import {
-  Tensor, self, handle, unaryOp, floatOp, applyOp, elementwise, meshgrid, cat, stack, optionsArg,
+  Tensor, self, handle, unaryOp, floatOp, applyOp, elementwise, meshgrid, cat, stack, optionsArg, isOptions,
 } from '../tensor.js';
 import { requireReady, omw } from '../runtime.js';
 import * as shape from './shape.js';
@@ -94,6 +94,33 @@ const attrs = (op, signature) => ({
 
 /** A hand-written function (its family file checks the arguments). */
 const impl = (fn) => ({ build: () => fn });
+
+/**
+ * PyTorch's keyword arguments for a row whose function takes positional ones after the tensor:
+ * names are those parameters in order, and a trailing plain object gives any of them by name, so
+ * a port's x.sum(dim=-1, keepdim=True) is x.sum({ dim: -1, keepdim: true }) (or x.sum(-1,
+ * { keepdim: true })) and x.split(2, dim=-1) is x.split(2, { dim: -1 }). A name the op lacks, or
+ * one given both by position and by name, is InvalidArgument, as PyTorch's TypeError.
+ */
+const keywords = (names, how) => ({
+  ...how,
+  build: (name) => {
+    const fn = how.build(name);
+    return (input, ...args) => {
+      if (!args.length || !isOptions(args[args.length - 1])) return fn(input, ...args);
+      const all = args.slice(0, -1), given = all.length;
+      if (given > names.length) throw invalid(`${name}: takes ${names.join(', ')} after the tensor, got ${given} arguments and options`);
+      for (const [k, v] of Object.entries(args[args.length - 1])) {
+        const i = names.indexOf(k);
+        if (i < 0) throw invalid(`${name}: unknown option '${k}' (expected ${names.join(', ')})`);
+        if (i < given) throw invalid(`${name}: got ${k} twice, as argument ${i + 1} after the tensor and as an option`);
+        all[i] = v;
+      }
+      return fn(input, ...all);
+    };
+  },
+});
+const DIM_KEEPDIM = ['dim', 'keepdim'];
 
 const M = 'method', F = 'function', MF = 'method, function';
 
@@ -202,8 +229,8 @@ export const OPS = [
   ['detach', impl(shape.detach), MF],
   ['t', impl(shape.t), MF],
   ['flatten', impl(shape.flatten), MF],
-  ['split', impl(shape.split), MF],
-  ['chunk', impl(shape.chunk), MF],
+  ['split', keywords(['splitSizeOrSections', 'dim'], impl(shape.split)), MF],
+  ['chunk', keywords(['chunks', 'dim'], impl(shape.chunk)), MF],
   ['unbind', impl(shape.unbind), MF],
   ['roll', impl(shape.roll), MF],
   ['tril', attrs('tril', 'input, k: int = 0'), MF, 'tril_'],
@@ -215,24 +242,25 @@ export const OPS = [
   // Tensor.where(condition, other): torch.where(condition, this, other), PyTorch's method order
   ['where', impl((input, condition, other) => indexing.whereOrNonzero(condition, input, other)), M],
   // reductions (js/ops/reduce.js)
-  ['sum', impl(reduce.sum), MF],
-  ['mean', impl(reduce.mean), MF],
-  ['amax', impl(reduce.amax), MF],
-  ['amin', impl(reduce.amin), MF],
-  ['max', impl(reduce.max), MF],
-  ['min', impl(reduce.min), MF],
-  ['argmax', impl(reduce.argmax), MF],
-  ['argmin', impl(reduce.argmin), MF],
+  ['sum', keywords(DIM_KEEPDIM, impl(reduce.sum)), MF],
+  ['mean', keywords(DIM_KEEPDIM, impl(reduce.mean)), MF],
+  ['amax', keywords(DIM_KEEPDIM, impl(reduce.amax)), MF],
+  ['amin', keywords(DIM_KEEPDIM, impl(reduce.amin)), MF],
+  ['max', keywords(DIM_KEEPDIM, impl(reduce.max)), MF],
+  ['min', keywords(DIM_KEEPDIM, impl(reduce.min)), MF],
+  ['argmax', keywords(DIM_KEEPDIM, impl(reduce.argmax)), MF],
+  ['argmin', keywords(DIM_KEEPDIM, impl(reduce.argmin)), MF],
   ['var', impl(reduce.variance), MF],
   ['std', impl(reduce.std), MF],
-  ['all', impl(reduce.all), MF],
-  ['any', impl(reduce.any), MF],
-  ['logsumexp', impl(reduce.logsumexp), MF],
+  ['all', keywords(DIM_KEEPDIM, impl(reduce.all)), MF],
+  ['any', keywords(DIM_KEEPDIM, impl(reduce.any)), MF],
+  ['logsumexp', keywords(DIM_KEEPDIM, impl(reduce.logsumexp)), MF],
   // indexing (js/ops/index.js)
   ['indexSelect', attrs('index_select', 'input, dim: int, index'), MF],
   ['gather', attrs('gather', 'input, dim: int, index'), MF],
   ['indexAdd', attrs('index_add', 'input, dim: int, index, source'), MF],
   ['scatterAdd', attrs('scatter_add', 'input, dim: int, index, src'), MF],
+  ['scatter', impl(indexing.scatter), MF, 'scatter_'],
   ['maskedScatter', impl(indexing.maskedScatter), MF, 'maskedScatter_'],
   ['index', impl(indexing.index), MF],
   ['nonzero', impl(indexing.nonzero), MF], // sizes the values decide: DataDependent in a trace
@@ -241,6 +269,7 @@ export const OPS = [
   ['indexPut', impl(indexing.indexPut), MF, 'indexPut_'],
   // sorting and repeats (js/ops/sort.js)
   ['topk', impl(sorting.topk), MF],
+  ['multinomial', impl(sorting.multinomial), MF],
   ['sort', impl(sorting.sort), MF],
   ['argsort', impl(sorting.argsort), MF],
   ['searchsorted', impl(sorting.searchsorted), F],
@@ -265,7 +294,7 @@ export const OPS = [
   ['flip', impl(shape.flip), MF],
   ['repeat', impl(shape.repeat), M],
   ['tile', impl(shape.tile), MF],
-  ['prod', impl(reduce.prod), MF],
+  ['prod', keywords(DIM_KEEPDIM, impl(reduce.prod)), MF],
   ['cumprod', impl(act.cumprod), MF],
   ['diagonal', impl(shape.diagonal), MF],
   ['diag', impl(shape.diag), MF],

@@ -82,6 +82,15 @@ const CALLS = {
     if (['max', 'min'].includes(a.fn)) return vi(x[fn](a.dim[0], a.keepdim));
     return ['argmax', 'argmin', 'prod', 'all', 'any'].includes(a.fn) ? x[fn](a.dim[0], a.keepdim) : x[fn](a.dim, a.keepdim);
   },
+  // PyTorch's keyword arguments as a trailing options object: x.sum({ dim: -1, keepdim: true }), om.max(x, { dim: 1 })
+  reduce_kw: ([x], a) => {
+    const kw = { dim: a.dim.length > 1 ? a.dim : a.dim[0], keepdim: a.keepdim };
+    const r = a.method ? x[camel(a.fn)](kw) : om[camel(a.fn)](x, kw);
+    return ['max', 'min'].includes(a.fn) ? vi(r) : r;
+  },
+  split_kw: ([x], a) => x.split(a.size, { dim: a.dim }),
+  chunk_kw: ([x], a) => om.chunk(x, a.chunks, { dim: a.dim }),
+  scatter: ([x, i, src], a) => x.scatter(a.dim, i, src ?? fixtureNumber(a.value), a.reduce ? { reduce: a.reduce } : undefined),
 };
 
 // PyTorch computes these with its own approximations (or vectorised libm): the library's are
