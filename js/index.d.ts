@@ -664,6 +664,36 @@ export class Tensor {
   arcsinh_(): this;
   arccosh_(): this;
   arctanh_(): this;
+  /**
+   * More in-place forms ports write (x.relu_(), x.clamp_(min=0), x.mul_(...) is mul_): the result
+   * written into this tensor, which must hold its dtype (int64's sqrt_ is DtypeMismatch).
+   */
+  neg_(): this;
+  negative_(): this;
+  abs_(): this;
+  absolute_(): this;
+  sign_(): this;
+  sgn_(): this;
+  floor_(): this;
+  ceil_(): this;
+  round_(): this;
+  exp_(): this;
+  log_(): this;
+  sqrt_(): this;
+  rsqrt_(): this;
+  relu_(): this;
+  sigmoid_(): this;
+  tanh_(): this;
+  erf_(): this;
+  square_(): this;
+  reciprocal_(): this;
+  pow_(exponent: TensorLike): this;
+  clamp_(min?: number | bigint | Tensor | null, max?: number | bigint | Tensor | null): this;
+  clamp_(options: ClampOptions): this;
+  clip_(min?: number | bigint | Tensor | null, max?: number | bigint | Tensor | null): this;
+  clip_(options: ClampOptions): this;
+  clampMin_(min: number | bigint | Tensor): this;
+  clampMax_(max: number | bigint | Tensor): this;
   /** torch.atan2(this, other). */
   atan2(other: TensorLike): Tensor;
   arctan2(other: TensorLike): Tensor;

@@ -704,6 +704,15 @@ c28('scatter', [_sz, torch.tensor([[0, 5]]), _ss], dim=1)
 c28('scatter', [_sz, torch.tensor([[0, -1]]), _ss], dim=1)
 c28('scatter', [torch.zeros(1, 2), torch.tensor([[0, 1], [1, 1]]), _ss], dim=1)
 c28('scatter', [_sz, torch.tensor([[0, 1, 2, 3, 4, 0]]), _ss], dim=1)
+# more in-place forms ports use (x.relu_(), x.clamp_min_(0), x.pow_(2)): a float result into an int64 tensor is refused
+for fn, other in [('neg', None), ('abs', None), ('exp', None), ('log', None), ('sqrt', None), ('rsqrt', None), ('sigmoid', None),
+                  ('tanh', None), ('relu', None), ('erf', None), ('floor', None), ('ceil', None), ('round', None), ('sign', None),
+                  ('square', None), ('reciprocal', None), ('clamp_min', 0.1), ('clamp_max', -0.1), ('pow', 2.0), ('sgn', None),
+                  ('absolute', None), ('negative', None)]:
+    c28('inplace', [torch.tensor([0.5, -0.0, -0.75, 2.5])], fn=fn, other=other)
+for fn, other in [('neg', None), ('abs', None), ('relu', None), ('sqrt', None), ('pow', 2), ('pow', 0.5), ('clamp_min', 0), ('sign', None),
+                  ('square', None), ('exp', None)]:
+    c28('inplace', [torch.tensor([3, -2, 0])], fn=fn, other=other)
 
 
 def call28(op, xs, a):
