@@ -545,6 +545,12 @@ export class Tensor {
   readonly dtype: DType;
   /** Number of dims. */
   readonly ndim: number;
+  /** PyTorch's x.T: the dims reversed (a matrix's transpose), a view. */
+  readonly T: Tensor;
+  /** PyTorch's x.mT: the last two dims swapped, a view (fewer than 2 dims: ShapeMismatch). */
+  readonly mT: Tensor;
+  /** PyTorch's x.data: detach(), sharing storage (x.data.normal_(...) writes a parameter outside autograd). */
+  readonly data: Tensor;
   /**
    * PyTorch's size(): the shape (a fresh array); size(dim): one dim's size (negative counts from
    * the end; out of range: IndexOutOfRange). Not a number: arithmetic on `x.size` throws (numel()
@@ -578,6 +584,14 @@ export class Tensor {
   toArray(): Float32Array | BigInt64Array | Uint8Array | Float64Array;
   /** The value of a one-element tensor (int64 as a number; bool as 0 or 1). */
   item(): number;
+  /** PyTorch's x.tolist(): nested arrays of the shape (0-d: the value); numbers (an int64 past 2^53 is InvalidArgument), booleans for bool. */
+  tolist(): unknown;
+  /** Tensor.normal_(mean = 0, std = 1) in place (float32; as copy_ writes, so a leaf that requires grad is refused outside om.noGrad). */
+  normal_(mean?: number, std?: number): this;
+  normal_(options: { mean?: number; std?: number }): this;
+  /** Tensor.uniform_(from = 0, to = 1) in place, values in [from, to) (float32; as normal_). */
+  uniform_(from?: number, to?: number): this;
+  uniform_(options: { from?: number; to?: number }): this;
   /** PyTorch-like text, e.g. `tensor([[1., 2.]], dtype=float32)`. Does not throw when disposed. */
   toString(): string;
 

@@ -199,6 +199,8 @@ export const OPS = [
   ['bool', impl((input) => shape.to(input, 'bool')), M],
   // shape or dtype from another tensor, new tensors of this one's dtype (js/ops/like.js)
   ['expandAs', impl(like.expandAs), M],
+  ['normal_', keywords(['mean', 'std'], impl(like.normal_)), M], // in place by itself: no out-of-place form
+  ['uniform_', keywords(['from', 'to'], impl(like.uniform_)), M],
   ['viewAs', impl(like.viewAs), M],
   ['reshapeAs', impl(like.reshapeAs), M],
   ['typeAs', impl(like.typeAs), M],

@@ -168,3 +168,55 @@ describe('multinomial', () => {
       (e) => e instanceof om.TraceError && e.kind === 'UnsupportedOperation' && /^multinomial: random draws are not traced/.test(e.message));
   }));
 });
+
+describe('Tensor attributes and methods ports reach for: T, mT, data, tolist, normal_, uniform_', () => {
+  test('T reverses the dims, mT swaps the last two, data shares storage outside autograd', () => om.tidy(() => {
+    const x = om.randn([2, 3, 4], { seed: 13 });
+    assert.deepEqual(vals(x.T), vals(x.permute(2, 1, 0)));
+    assert.deepEqual(x.T.shape, [4, 3, 2]);
+    assert.deepEqual(vals(x.mT), vals(x.transpose(-2, -1)));
+    assert.deepEqual(x.mT.shape, [2, 4, 3]);
+    throwsKind(() => om.randn([3]).mT, 'ShapeMismatch', /^mT: takes a matrix or a batch of them, got 1 dims$/);
+    const w = om.randn([2, 2], { seed: 14 });
+    w.requiresGrad = true;
+    const d = w.data;
+    assert.equal(d.requiresGrad, false);
+    d.fill_(0.5); // writes w, as PyTorch's w.data.fill_
+    assert.deepEqual(vals(w), [0.5, 0.5, 0.5, 0.5]);
+  }));
+
+  test('tolist: nested arrays of numbers or booleans; an int64 a number cannot hold is refused', () => om.tidy(() => {
+    const x = om.randn([2, 3], { seed: 15 });
+    const flat = [...x.toArray()];
+    assert.deepEqual(x.tolist(), [flat.slice(0, 3), flat.slice(3)]);
+    assert.deepEqual(om.tensor([[1, -2]], { dtype: 'int64' }).tolist(), [[1, -2]]);
+    assert.deepEqual(om.tensor([true, false]).tolist(), [true, false]);
+    assert.equal(om.tensor(2.5).tolist(), 2.5);
+    throwsKind(() => om.tensor([2n ** 60n]).tolist(), 'InvalidArgument', /^tolist: 1152921504606846976 is not exact as a JS number/);
+  }));
+
+  test('normal_ and uniform_: the distributions asked for, keywords as PyTorch\'s, written as copy_ writes', () => om.tidy(() => {
+    om.manualSeed(16);
+    const n = 4000, w = om.zeros([n]);
+    assert.equal(w.normal_({ mean: 1, std: 0.02 }), w);
+    // the sample mean within 5 standard errors, the sample std within 10 %
+    assert.ok(Math.abs(w.mean().item() - 1) < 5 * 0.02 / Math.sqrt(n), `mean ${w.mean().item()}`);
+    assert.ok(Math.abs(w.std().item() / 0.02 - 1) < 0.1, `std ${w.std().item()}`);
+    w.uniform_(-2, 3);
+    assert.ok(w.amin().item() >= -2 && w.amax().item() < 3);
+    assert.ok(Math.abs(w.mean().item() - 0.5) < 5 * 5 / Math.sqrt(12 * n), `uniform mean ${w.mean().item()}`);
+    const p = new om.nn.Linear(3, 2);
+    try {
+      p.weight.data.normal_(0, 0.02); // Hugging Face's _init_weights
+      assert.ok(p.weight.abs().amax().item() < 0.2);
+      throwsKind(() => p.weight.normal_(), 'Autograd', /a leaf Variable that requires grad is being used in an in-place operation/);
+    } finally {
+      p.dispose();
+    }
+    throwsKind(() => om.zeros([2], { dtype: 'int64' }).normal_(), 'InvalidArgument', /^normal_: takes a float32 tensor, got int64$/);
+    throwsKind(() => om.zeros([2]).normal_({ std: -1 }), 'InvalidArgument', /^normal_: std must be >= 0, got -1$/);
+    throwsKind(() => om.zeros([2]).normal_({ sd: 1 }), 'InvalidArgument', /^normal_: unknown option 'sd' \(expected mean, std\)$/);
+    throwsKind(() => om.zeros([2]).uniform_(2, 1), 'InvalidArgument', /^uniform_: expects from <= to, got from=2 > to=1$/);
+    throwsKind(() => om.zeros([2]).uniform_({ from: 'a' }), 'InvalidArgument', /^uniform_: from must be a finite number/);
+  }));
+});
