@@ -2891,6 +2891,8 @@ export namespace nn {
    */
   export class Conv2d extends Module {
     constructor(inChannels: number, outChannels: number, kernelSize: Size2, options?: ConvModuleOptions);
+    /** kernelSize by name (torchvision's nn.Conv2d(in, out, bias=False, **kwargs)). */
+    constructor(inChannels: number, outChannels: number, options: ConvModuleOptions & { kernelSize: Size2 });
     readonly padding: number[] | 'valid' | 'same';
     forward(x: Tensor): Tensor;
   }
@@ -2898,6 +2900,8 @@ export namespace nn {
   /** PyTorch's nn.Conv1d: weight [outChannels, inChannels/groups, k], bias [outChannels]. */
   export class Conv1d extends Module {
     constructor(inChannels: number, outChannels: number, kernelSize: number | readonly [number], options?: Conv1dModuleOptions);
+    /** kernelSize by name (torchvision's nn.Conv2d(in, out, bias=False, **kwargs)). */
+    constructor(inChannels: number, outChannels: number, options: Conv1dModuleOptions & { kernelSize: number | readonly [number] });
     readonly padding: number[] | 'valid' | 'same';
     forward(x: Tensor): Tensor;
   }
@@ -2908,6 +2912,8 @@ export namespace nn {
    */
   export class ConvTranspose2d extends Module {
     constructor(inChannels: number, outChannels: number, kernelSize: Size2, options?: ConvTransposeModuleOptions);
+    /** kernelSize by name (torchvision's nn.Conv2d(in, out, bias=False, **kwargs)). */
+    constructor(inChannels: number, outChannels: number, options: ConvTransposeModuleOptions & { kernelSize: Size2 });
     readonly padding: number[];
     readonly outputPadding: number[];
     forward(x: Tensor): Tensor;
@@ -2946,6 +2952,8 @@ export namespace nn {
   /** PyTorch's nn.Conv3d: weight [outChannels, inChannels/groups, kD, kH, kW], bias [outChannels] ({@link functional.conv3d}). */
   export class Conv3d extends Module {
     constructor(inChannels: number, outChannels: number, kernelSize: Size3, options?: Conv3dModuleOptions);
+    /** kernelSize by name (torchvision's nn.Conv2d(in, out, bias=False, **kwargs)). */
+    constructor(inChannels: number, outChannels: number, options: Conv3dModuleOptions & { kernelSize: Size3 });
     readonly padding: number[] | 'valid' | 'same';
     forward(x: Tensor): Tensor;
   }
@@ -2956,6 +2964,8 @@ export namespace nn {
    */
   export class ConvTranspose3d extends Module {
     constructor(inChannels: number, outChannels: number, kernelSize: Size3, options?: ConvTranspose3dModuleOptions);
+    /** kernelSize by name (torchvision's nn.Conv2d(in, out, bias=False, **kwargs)). */
+    constructor(inChannels: number, outChannels: number, options: ConvTranspose3dModuleOptions & { kernelSize: Size3 });
     readonly padding: number[];
     readonly outputPadding: number[];
     forward(x: Tensor): Tensor;

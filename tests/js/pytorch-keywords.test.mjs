@@ -220,3 +220,27 @@ describe('Tensor attributes and methods ports reach for: T, mT, data, tolist, no
     throwsKind(() => om.zeros([2]).uniform_({ from: 'a' }), 'InvalidArgument', /^uniform_: from must be a finite number/);
   }));
 });
+
+describe('modules: kernelSize by name', () => {
+  test('nn.Conv2d(i, o, { kernelSize, ... }) as torchvision\'s BasicConv2d writes nn.Conv2d(in, out, bias=False, **kwargs)', () => om.tidy(() => {
+    const mods = [];
+    try {
+      om.manualSeed(21);
+      const a = new om.nn.Conv2d(3, 4, { kernelSize: [3, 1], padding: [1, 0], bias: false });
+      om.manualSeed(21);
+      const b = new om.nn.Conv2d(3, 4, [3, 1], { padding: [1, 0], bias: false });
+      om.manualSeed(22);
+      const t = new om.nn.ConvTranspose2d(3, 2, { kernelSize: 2, stride: 2 });
+      mods.push(a, b, t);
+      assert.deepEqual(a.kernelSize, [3, 1]);
+      assert.deepEqual(Object.keys(a.stateDict()), ['weight']);
+      const x = om.randn([1, 3, 5, 4], { seed: 23 });
+      assert.deepEqual(vals(a.forward(x)), vals(b.forward(x)));
+      assert.deepEqual(t.forward(x).shape, [1, 2, 10, 8]);
+      throwsKind(() => new om.nn.Conv2d(3, 4, { padding: 1 }), 'InvalidArgument', /^Conv2d: kernelSize is required \(as the third argument or an option\)$/);
+      throwsKind(() => new om.nn.Conv1d(3, 4, { kernelSize: 3, strides: 2 }), 'InvalidArgument', /^Conv1d: unknown option 'strides'/);
+    } finally {
+      for (const m of mods) m.dispose();
+    }
+  }));
+});
