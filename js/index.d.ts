@@ -258,12 +258,15 @@ export function randnLike(input: Tensor, options?: RandomOptions): Tensor;
 
 /** Joins tensors along an existing dim (default 0). */
 export function cat(tensors: readonly Tensor[], dim?: number): Tensor;
+export function cat(tensors: readonly Tensor[], options: { dim?: number }): Tensor;
 /** Stacks tensors of one shape along a new dim (default 0). */
 export function stack(tensors: readonly Tensor[], dim?: number): Tensor;
+export function stack(tensors: readonly Tensor[], options: { dim?: number }): Tensor;
 /** torch.roll: a copy with each dims[k] rotated by shifts[k] (elements past the end come back at
  *  the start; any shift, negative or beyond the size); without dims, the flattened tensor rotated
  *  by one shift and reshaped back. Differentiable. */
 export function roll(input: Tensor, shifts: number | readonly number[], dims?: number | readonly number[]): Tensor;
+export function roll(input: Tensor, options: { shifts: number | readonly number[]; dims?: number | readonly number[] }): Tensor;
 /** torch.meshgrid: for 0-d or 1-D tensors of one dtype, one tensor per input of the grid's shape
  *  (their sizes in order; indexing 'xy': the first two swapped), each its input's values along its
  *  dim (views of the inputs). Differentiable. */
@@ -339,6 +342,7 @@ export function outer(input: Tensor, vec2: Tensor): Tensor;
 export function dot(input: Tensor, other: Tensor): Tensor;
 /** torch.norm(input, p = 'fro', dim, keepdim): 2/'fro', 1, Infinity, -Infinity, 0 or any p > 0 (float32); a zero norm has a zero gradient. */
 export function norm(input: Tensor, p?: number | 'fro', dim?: Dims | null, keepdim?: boolean): Tensor;
+export function norm(input: Tensor, options: { p?: number | 'fro'; dim?: Dims | null; keepdim?: boolean }): Tensor;
 /** `condition ? input : other` elementwise with broadcasting; condition is a bool tensor. */
 export function where(condition: Tensor, input: TensorLike, other: TensorLike): Tensor;
 /** torch.where(condition) alone: {@link nonzero}(condition, { asTuple: true }). */
@@ -488,21 +492,26 @@ export function chunk(input: Tensor, chunks: number | bigint, options: { dim?: n
 export function unbind(input: Tensor, dim?: number): Tensor[];
 /** torch.tril: {@link Tensor.tril} as a function. */
 export function tril(input: Tensor, k?: number): Tensor;
+export function tril(input: Tensor, options: { diagonal?: number }): Tensor;
 /** torch.triu: {@link Tensor.triu} as a function. */
 export function triu(input: Tensor, k?: number): Tensor;
+export function triu(input: Tensor, options: { diagonal?: number }): Tensor;
 /** torch.flatten: {@link Tensor.flatten} as a function. */
 export function flatten(input: Tensor, startDim?: number, endDim?: number): Tensor;
+export function flatten(input: Tensor, options: { startDim?: number; endDim?: number }): Tensor;
 /** torch.permute: {@link Tensor.permute} as a function. */
 export function permute(input: Tensor, ...dims: number[]): Tensor;
 export function permute(input: Tensor, dims: readonly number[]): Tensor;
 /** torch.transpose: {@link Tensor.transpose} as a function. */
 export function transpose(input: Tensor, dim0: number, dim1: number): Tensor;
+export function transpose(input: Tensor, options: { dim0: number; dim1: number }): Tensor;
 /** torch.swapaxes: {@link Tensor.transpose} under NumPy's name. */
 export function swapaxes(input: Tensor, dim0: number, dim1: number): Tensor;
 /** torch.swapdims: {@link Tensor.transpose} under another name. */
 export function swapdims(input: Tensor, dim0: number, dim1: number): Tensor;
 /** torch.unsqueeze: {@link Tensor.unsqueeze} as a function. */
 export function unsqueeze(input: Tensor, dim: number): Tensor;
+export function unsqueeze(input: Tensor, options: { dim: number }): Tensor;
 
 /**
  * Runs fn with autograd recording off and returns its result; the previous mode is restored
@@ -765,6 +774,7 @@ export class Tensor {
   permute(dims: readonly number[]): Tensor;
   /** A view with two dims swapped. */
   transpose(dim0: number, dim1: number): Tensor;
+  transpose(options: { dim0: number; dim1: number }): Tensor;
   /** torch's swapaxes: transpose(dim0, dim1). */
   swapaxes(dim0: number, dim1: number): Tensor;
   /** torch's swapdims: transpose(dim0, dim1). */
@@ -780,6 +790,7 @@ export class Tensor {
   /** `this.slice(dim, start, start + length)`, as PyTorch's narrow: start may count from the end,
    *  start + length must not pass the dim's size. */
   narrow(dim: number, start: number, length: number): Tensor;
+  narrow(options: { dim: number; start: number; length: number }): Tensor;
   /** A view of index `index` along dim, which drops that dim. */
   select(dim: number, index: number): Tensor;
   /** torch.Tensor.unfold: a view of every window of `size` elements along `dimension`, `step`
@@ -797,18 +808,24 @@ export class Tensor {
   selectScatter(src: Tensor, dim: number, index: number): Tensor;
   /** torch.roll: see {@link roll}. */
   roll(shifts: number | readonly number[], dims?: number | readonly number[]): Tensor;
+  roll(options: { shifts: number | readonly number[]; dims?: number | readonly number[] }): Tensor;
   /** A view without the given size-1 dims (all of them when dims is omitted). */
   squeeze(dims?: Dims): Tensor;
+  squeeze(options: { dim?: Dims }): Tensor;
   /** A view with a new size-1 dim at dim. */
   unsqueeze(dim: number): Tensor;
+  unsqueeze(options: { dim: number }): Tensor;
   /** This tensor's data in row-major order (a new handle to it when already contiguous). */
   contiguous(): Tensor;
   /** A contiguous copy that autograd tracks. */
   clone(): Tensor;
   /** Picks along dim by a 1-D int64 index (torch.index_select); indices outside [0, size) throw IndexOutOfRange. */
   indexSelect(dim: number, index: Tensor): Tensor;
+  indexSelect(options: { dim: number; index: Tensor }): Tensor;
   /** out[p] = this[p with p[dim] = index[p]] (torch.gather; index int64 of this rank). */
   gather(dim: number, index: Tensor): Tensor;
+  gather(options: { dim: number; index: Tensor }): Tensor;
+  gather(dim: number, options: { index: Tensor }): Tensor;
   /** A copy with source's slices added at index along dim (torch.index_add; float32). */
   indexAdd(dim: number, index: Tensor, source: Tensor): Tensor;
   /** A copy with src[p] added at p with p[dim] = index[p] (torch.scatter_add; float32, src has index's shape). */
@@ -841,6 +858,7 @@ export class Tensor {
   t(): Tensor;
   /** Merges dims startDim..endDim (inclusive; default all) into one. A 0-d tensor gives shape [1]. */
   flatten(startDim?: number, endDim?: number): Tensor;
+  flatten(options: { startDim?: number; endDim?: number }): Tensor;
   /**
    * torch.split: pieces of splitSize along dim (default 0), the last may be smaller; or, given a
    * list, pieces of those sizes (non-negative, summing to the dim's size). Views.
@@ -854,8 +872,10 @@ export class Tensor {
   unbind(dim?: number): Tensor[];
   /** Zeros above diagonal k of the last two dims. */
   tril(k?: number): Tensor;
+  tril(options: { diagonal?: number }): Tensor;
   /** Zeros below diagonal k of the last two dims. */
   triu(k?: number): Tensor;
+  triu(options: { diagonal?: number }): Tensor;
   /** `this.copy_(this.tril(k))`: PyTorch's in-place tril_. */
   tril_(k?: number): this;
   /** `this.copy_(this.triu(k))`: PyTorch's in-place triu_ (CLIP's causal mask: `mask.fill_(min); mask.triu_(1)`). */
@@ -937,6 +957,7 @@ export class Tensor {
   logsumexp(dim: Dims | null, options: KeepdimKeyword): Tensor;
   /** The p-norm over dim (see om.norm). */
   norm(p?: number | 'fro', dim?: Dims | null, keepdim?: boolean): Tensor;
+  norm(options: { p?: number | 'fro'; dim?: Dims | null; keepdim?: boolean }): Tensor;
   /** this * this. */
   square(): Tensor;
   /** Where this is NaN / +-inf / finite, as bool. */
@@ -966,9 +987,12 @@ export class Tensor {
   /** Matrix product with PyTorch's rules (1-D operands, broadcast batch dims). */
   matmul(other: Tensor): Tensor;
   /** softmax along dim (exp(x - max) / sum; row sums in double). */
-  softmax(dim: number): Tensor;
+  /** PyTorch's dtype argument casts this first (F.softmax(x, dim=-1, dtype=torch.float32)). */
+  softmax(dim: number, dtype?: DType): Tensor;
+  softmax(options: { dim: number; dtype?: DType }): Tensor;
   /** log_softmax along dim ((x - max) - log(sum(exp(x - max)))). */
-  logSoftmax(dim: number): Tensor;
+  logSoftmax(dim: number, dtype?: DType): Tensor;
+  logSoftmax(options: { dim: number; dtype?: DType }): Tensor;
 
   // ---- autograd ----
   /**
@@ -1941,10 +1965,13 @@ export namespace nn {
     function linear(input: Tensor, weight: Tensor, bias?: Tensor | null): Tensor;
     /** torch.flatten: dims startDim..endDim (default 0..-1) into one. */
     function flatten(input: Tensor, startDim?: number, endDim?: number): Tensor;
+    function flatten(input: Tensor, options: { startDim?: number; endDim?: number }): Tensor;
     /** softmax along dim. */
-    function softmax(input: Tensor, dim: number): Tensor;
+    function softmax(input: Tensor, dim: number, dtype?: DType): Tensor;
+    function softmax(input: Tensor, options: { dim: number; dtype?: DType }): Tensor;
     /** log_softmax along dim. */
-    function logSoftmax(input: Tensor, dim: number): Tensor;
+    function logSoftmax(input: Tensor, dim: number, dtype?: DType): Tensor;
+    function logSoftmax(input: Tensor, options: { dim: number; dtype?: DType }): Tensor;
     /** Optional weight / bias and eps of the norm functions. */
     interface NormOptions {
       weight?: Tensor | null;
@@ -2675,6 +2702,7 @@ export interface Tensor {
   clip(options: ClampOptions): Tensor;
   /** Running sum along dim (float32; int64; bool counts into int64). */
   cumsum(dim: number): Tensor;
+  cumsum(options: { dim: number }): Tensor;
   /** mask ? value : this, mask bool and broadcast with this (value, or a 0-d Tensor's, converted to this dtype). */
   maskedFill(mask: Tensor, value: number | bigint | boolean | Tensor): Tensor;
 }
@@ -3090,6 +3118,7 @@ export function prod(input: Tensor, options: DimKeywords): Tensor;
 export function prod(input: Tensor, dim: Dims | null, options: KeepdimKeyword): Tensor;
 /** torch.cumprod: the running product along dim (float32 in double; int64 wraps; bool into int64). */
 export function cumprod(input: Tensor, dim: number): Tensor;
+export function cumprod(input: Tensor, options: { dim: number }): Tensor;
 
 /** torch.diagonal: the elements [i, i + offset] of dims dim1 and dim2 (defaults 0, 1) as a last dim: a view, as PyTorch's (writes through it reach input). */
 export function diagonal(input: Tensor, offset?: number, dim1?: number, dim2?: number): Tensor;
@@ -3130,6 +3159,7 @@ export interface Tensor {
   prod(dim: Dims | null, options: KeepdimKeyword): Tensor;
   /** See {@link cumprod}. */
   cumprod(dim: number): Tensor;
+  cumprod(options: { dim: number }): Tensor;
 }
 
 // ---- more activations and the padding modules (js/ops/act.js, js/nn/activation.js, js/nn/padding.js) ----
@@ -3347,21 +3377,26 @@ export function clip(input: Tensor, min?: number | bigint | Tensor | null, max?:
 export function clip(input: Tensor, options: ClampOptions): Tensor;
 /** The running sum along dim. */
 export function cumsum(input: Tensor, dim: number): Tensor;
+export function cumsum(input: Tensor, options: { dim: number }): Tensor;
 /** torch.masked_fill: value where mask is true. */
 export function maskedFill(input: Tensor, mask: Tensor, value: number | bigint | boolean | Tensor): Tensor;
 /** torch.softmax along dim. */
-export function softmax(input: Tensor, dim: number): Tensor;
+export function softmax(input: Tensor, dim: number, dtype?: DType): Tensor;
+export function softmax(input: Tensor, options: { dim: number; dtype?: DType }): Tensor;
 /** torch.log_softmax along dim. */
-export function logSoftmax(input: Tensor, dim: number): Tensor;
+export function logSoftmax(input: Tensor, dim: number, dtype?: DType): Tensor;
+export function logSoftmax(input: Tensor, options: { dim: number; dtype?: DType }): Tensor;
 /** torch.reshape. */
 export function reshape(input: Tensor, shape: readonly number[]): Tensor;
 export function reshape(input: Tensor, ...shape: number[]): Tensor;
 /** torch.narrow: length elements of dim from start (a view). */
 export function narrow(input: Tensor, dim: number, start: number, length: number): Tensor;
+export function narrow(input: Tensor, options: { dim: number; start: number; length: number }): Tensor;
 /** torch.select: index of dim, without that dim (a view). */
 export function select(input: Tensor, dim: number, index: number): Tensor;
 /** torch.squeeze: size-1 dims removed (all, or those of dims). */
 export function squeeze(input: Tensor, dims?: Dims): Tensor;
+export function squeeze(input: Tensor, options: { dim?: Dims }): Tensor;
 /** torch.t: a matrix transposed (0-D and 1-D as they are). */
 export function t(input: Tensor): Tensor;
 /** torch.detach: the values without autograd history. */
@@ -3404,8 +3439,10 @@ export function argmin(input: Tensor, options: DimKeywords): Tensor;
 export function argmin(input: Tensor, dim: Dims | null, options: KeepdimKeyword): Tensor;
 /** torch.index_select. */
 export function indexSelect(input: Tensor, dim: number, index: Tensor): Tensor;
+export function indexSelect(input: Tensor, options: { dim: number; index: Tensor }): Tensor;
 /** torch.gather. */
 export function gather(input: Tensor, dim: number, index: Tensor): Tensor;
+export function gather(input: Tensor, options: { dim: number; index: Tensor }): Tensor;
 /** torch.index_add. */
 export function indexAdd(input: Tensor, dim: number, index: Tensor, source: Tensor): Tensor;
 /** torch.scatter_add. */

@@ -704,6 +704,22 @@ c28('scatter', [_sz, torch.tensor([[0, 5]]), _ss], dim=1)
 c28('scatter', [_sz, torch.tensor([[0, -1]]), _ss], dim=1)
 c28('scatter', [torch.zeros(1, 2), torch.tensor([[0, 1], [1, 1]]), _ss], dim=1)
 c28('scatter', [_sz, torch.tensor([[0, 1, 2, 3, 4, 0]]), _ss], dim=1)
+# every argument by name, as ports write them (x.softmax(dim=-1), x.gather(dim=1, index=i), torch.cat(xs, dim=-1));
+# tensors: the names of the inputs after the first given by name
+_kx = torch.tensor([[0.5, -1.25, 2.0], [3.0, 0.25, -0.75]])
+_k3 = torch.tensor([[[1.0, -2.0, 0.5]], [[0.25, 4.0, -1.0]]])  # [2, 1, 3]
+for _fn, _x, _kw in [('softmax', _kx, {'dim': -1}), ('softmax', _kx, {'dim': 0, 'dtype': 'float32'}), ('log_softmax', _kx, {'dim': 1}),
+                     ('cumsum', _kx, {'dim': -1}), ('cumsum', _ri, {'dim': 0}), ('cumprod', _kx, {'dim': 1}),
+                     ('norm', _kx, {'p': 2, 'dim': -1, 'keepdim': True}), ('norm', _kx, {'dim': [0, 1]}), ('norm', _kx, {'p': 1, 'dim': 0}),
+                     ('squeeze', _k3, {'dim': 1}), ('unsqueeze', _kx, {'dim': -1}), ('flatten', _k3, {'start_dim': 1}),
+                     ('flatten', _k3, {'start_dim': 0, 'end_dim': 1}), ('transpose', _k3, {'dim0': 0, 'dim1': -1}),
+                     ('narrow', _kx, {'dim': 1, 'start': 1, 'length': 2}), ('tril', _kx, {'diagonal': -1}), ('triu', _kx, {'diagonal': 1}),
+                     ('roll', _kx, {'shifts': 1, 'dims': -1}), ('roll', _kx, {'shifts': [1, -1], 'dims': [0, 1]})]:
+    c28('method_kw', [_x], fn=_fn, kw=_kw)
+c28('method_kw', [_kx, torch.tensor([[2, 0], [1, 1]])], fn='gather', kw={'dim': 1}, tensors=['index'])
+c28('method_kw', [_kx, torch.tensor([1, 0, 1])], fn='index_select', kw={'dim': 0}, tensors=['index'])
+c28('method_kw', [_kx, _kx * 2], fn='cat', kw={'dim': -1})
+c28('method_kw', [_kx, _kx * 2], fn='stack', kw={'dim': 1})
 # more in-place forms ports use (x.relu_(), x.clamp_min_(0), x.pow_(2)): a float result into an int64 tensor is refused
 for fn, other in [('neg', None), ('abs', None), ('exp', None), ('log', None), ('sqrt', None), ('rsqrt', None), ('sigmoid', None),
                   ('tanh', None), ('relu', None), ('erf', None), ('floor', None), ('ceil', None), ('round', None), ('sign', None),
@@ -803,6 +819,14 @@ def call28(op, xs, a):
         return list(xs[0].split(a['size'], dim=a['dim']))
     if op == 'chunk_kw':
         return list(torch.chunk(xs[0], a['chunks'], dim=a['dim']))
+    if op == 'method_kw':
+        kw = dict(a['kw'])
+        if 'dtype' in kw:
+            kw['dtype'] = getattr(torch, kw['dtype'])
+        kw.update({n: xs[1 + k] for k, n in enumerate(a.get('tensors', []))})
+        if a['fn'] in ('cat', 'stack'):
+            return getattr(torch, a['fn'])(list(xs), **kw)
+        return getattr(xs[0], a['fn'])(**kw)
     if op == 'scatter':
         kw = {'reduce': a['reduce']} if 'reduce' in a else {}
         return xs[0].scatter(a['dim'], xs[1], xs[2] if len(xs) > 2 else a['value'], **kw)

@@ -244,3 +244,16 @@ describe('modules: kernelSize by name', () => {
     }
   }));
 });
+
+describe('keywords of the shape, softmax and indexing ops', () => {
+  test('softmax\'s dtype casts first; unknown names and bad values are InvalidArgument', () => om.tidy(() => {
+    const x = om.randn([2, 3], { seed: 31 });
+    assert.deepEqual(vals(om.nn.functional.softmax(x, { dim: -1, dtype: 'float32' })), vals(x.softmax(-1)));
+    assert.deepEqual(vals(om.tensor([[1, 2, 3]], { dtype: 'int64' }).logSoftmax({ dim: 1, dtype: 'float32' })), vals(om.tensor([[1, 2, 3]]).logSoftmax(1)));
+    throwsKind(() => x.softmax({ dim: -1, dtype: 5 }), 'InvalidArgument', /^softmax: dtype must be a dtype name, got 5$/);
+    throwsKind(() => x.softmax({ axis: -1 }), 'InvalidArgument', /^softmax: unknown option 'axis' \(expected dim, dtype\)$/);
+    throwsKind(() => x.gather(1, { dim: 1 }), 'InvalidArgument', /^gather: got dim twice/);
+    throwsKind(() => om.cat([x, x], { axis: 0 }), 'InvalidArgument', /^cat: unknown option 'axis' \(expected dim\)$/);
+    throwsKind(() => x.flatten({ start_dim: 1 }), 'InvalidArgument', /^flatten: unknown option 'start_dim' \(expected startDim, endDim\)$/);
+  }));
+});
