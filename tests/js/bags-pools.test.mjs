@@ -164,6 +164,12 @@ describe('traced, run in onnxruntime-web and the Session', () => {
     assert.ok(opTypes(even3).includes('MaxPool'), opTypes(even3).join(' '));
   }));
 
+  test('adaptive max pools of an empty batch (fixed sizes): the composition and MaxPool in both engines', () => withTraced((keep, trace) => {
+    trace((x) => F().adaptiveMaxPool2d(x, [3, 4], true), { x: om.randn([0, 3, 7, 5], { seed: 1 }) });
+    trace((x) => F().adaptiveMaxPool2d(x, [2, 5], true), { x: om.randn([0, 3, 4, 5], { seed: 2 }) });
+    trace((x) => F().adaptiveMaxPool3d(x, [2, 3, 2], true), { x: om.randn([0, 2, 5, 7, 4], { seed: 3 }) });
+  }));
+
   test('embedding bags: 2-D bags with a symbolic batch, 1-D bags of a symbolic length, the offsets an input', () => withTraced((keep, trace) => {
     const w = om.randn([7, 3], { seed: 7 }), offsets = om.tensor([0, 2, 2, 5], { dtype: 'int64' });
     for (const mode of ['sum', 'mean', 'max']) {
