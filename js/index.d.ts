@@ -761,6 +761,8 @@ export class Tensor {
   long(): Tensor;
   /** to('bool'). */
   bool(): Tensor;
+  /** to('float64'). */
+  double(): Tensor;
 
   // ---- shapes and views ----
   /** The same elements in a new shape (one size may be -1); a view when possible, else a copy. */

@@ -197,6 +197,7 @@ export const OPS = [
   ['float', impl((input) => shape.to(input, 'float32')), M],
   ['long', impl((input) => shape.to(input, 'int64')), M],
   ['bool', impl((input) => shape.to(input, 'bool')), M],
+  ['double', impl((input) => shape.to(input, 'float64')), M],
   // shape or dtype from another tensor, new tensors of this one's dtype (js/ops/like.js)
   ['expandAs', impl(like.expandAs), M],
   ['normal_', keywords(['mean', 'std'], impl(like.normal_)), M], // in place by itself: no out-of-place form

@@ -257,3 +257,10 @@ describe('keywords of the shape, softmax and indexing ops', () => {
     throwsKind(() => x.flatten({ start_dim: 1 }), 'InvalidArgument', /^flatten: unknown option 'start_dim' \(expected startDim, endDim\)$/);
   }));
 });
+
+test('double(): to(\'float64\'), as PyTorch\'s', () => om.tidy(() => {
+  const x = om.tensor([1.5, -2], { dtype: 'float32' });
+  const d = x.double();
+  assert.equal(d.dtype, 'float64');
+  assert.deepEqual([...d.toArray()], [...x.to('float64').toArray()]);
+}));
