@@ -466,6 +466,7 @@ export function bucketize(input: Tensor | number | bigint, boundaries: Tensor, o
 /** torch.repeat_interleave: each element along dim repeated (a count, or an int64 tensor of one
  *  count per element); without dim, of the flattened input. Differentiable. */
 export function repeatInterleave(input: Tensor, repeats: number | bigint | Tensor, dim?: number | null): Tensor;
+export function repeatInterleave(input: Tensor, options: { repeats: number | bigint | Tensor; dim?: number | null }): Tensor;
 /** torch.repeat_interleave(repeats): a 1-D int64 tensor of counts -> int64, index i repeated repeats[i] times. */
 export function repeatInterleave(repeats: Tensor): Tensor;
 /** torch.tril_indices: int64 [2, n], the rows and columns of the lower triangle, row by row. */
@@ -795,6 +796,7 @@ export class Tensor {
   narrow(options: { dim: number; start: number; length: number }): Tensor;
   /** A view of index `index` along dim, which drops that dim. */
   select(dim: number, index: number): Tensor;
+  select(options: { dim: number; index: number }): Tensor;
   /** torch.Tensor.unfold: a view of every window of `size` elements along `dimension`, `step`
    *  apart, as a new last dim; `dimension` becomes the windows' count, (n - size) / step + 1
    *  (not nn.functional.unfold, which is im2col). */
@@ -830,8 +832,10 @@ export class Tensor {
   gather(dim: number, options: { index: Tensor }): Tensor;
   /** A copy with source's slices added at index along dim (torch.index_add; float32). */
   indexAdd(dim: number, index: Tensor, source: Tensor): Tensor;
+  indexAdd(options: { dim: number; index: Tensor; source: Tensor }): Tensor;
   /** A copy with src[p] added at p with p[dim] = index[p] (torch.scatter_add; float32, src has index's shape). */
   scatterAdd(dim: number, index: Tensor, src: Tensor): Tensor;
+  scatterAdd(options: { dim: number; index: Tensor; src: Tensor }): Tensor;
   /** torch.Tensor.scatter: see {@link scatter}. */
   scatter(dim: number, index: Tensor, src: Tensor | Scalar, options?: { reduce?: 'add' | null }): Tensor;
   /** In place: this.copy_(this.scatter(...)). */
@@ -933,6 +937,7 @@ export class Tensor {
   argsort(options: SortOptions): Tensor;
   /** torch.repeat_interleave: see {@link repeatInterleave}. */
   repeatInterleave(repeats: number | bigint | Tensor, dim?: number | null): Tensor;
+  repeatInterleave(options: { repeats: number | bigint | Tensor; dim?: number | null }): Tensor;
   /** torch.Tensor.repeat_interleave() of a 1-D int64 tensor of counts: index i repeated this[i] times. */
   repeatInterleave(): Tensor;
   /** int64 indices of the first maximum along dim; without dim, the index into the flattened tensor. */
@@ -1037,6 +1042,7 @@ export class Tensor {
   bitwiseXor_(other: TensorLike): this;
   /** `this.copy_(this.maskedFill(mask, value))`. */
   maskedFill_(mask: Tensor, value: number | bigint | boolean | Tensor): this;
+  maskedFill_(options: { mask: Tensor; value: number | bigint | boolean | Tensor }): this;
   /** `this.copy_(this.maskedScatter(mask, source))`. */
   maskedScatter_(mask: Tensor, source: Tensor): this;
   /** `this.copy_(this.indexPut(indices, values, accumulate))`: PyTorch's `x[i, j] = v` (and `+=` with accumulate). */
@@ -2707,6 +2713,8 @@ export interface Tensor {
   cumsum(options: { dim: number }): Tensor;
   /** mask ? value : this, mask bool and broadcast with this (value, or a 0-d Tensor's, converted to this dtype). */
   maskedFill(mask: Tensor, value: number | bigint | boolean | Tensor): Tensor;
+  maskedFill(options: { mask: Tensor; value: number | bigint | boolean | Tensor }): Tensor;
+  maskedFill(mask: Tensor, options: { value: number | bigint | boolean | Tensor }): Tensor;
 }
 
 export namespace nn {
@@ -3124,6 +3132,7 @@ export function cumprod(input: Tensor, options: { dim: number }): Tensor;
 
 /** torch.diagonal: the elements [i, i + offset] of dims dim1 and dim2 (defaults 0, 1) as a last dim: a view, as PyTorch's (writes through it reach input). */
 export function diagonal(input: Tensor, offset?: number, dim1?: number, dim2?: number): Tensor;
+export function diagonal(input: Tensor, options: { offset?: number; dim1?: number; dim2?: number }): Tensor;
 /** torch.diag: a 1-D input on diagonal k of a square matrix, or a 2-D input's diagonal k. */
 export function diag(input: Tensor, diagonal?: number): Tensor;
 /** torch.as_strided: a view of input's storage with size, stride and storageOffset counted in its elements (none: input's own offset); differentiable; traced at fixed sizes only. */
@@ -3134,6 +3143,7 @@ export function asStridedScatter(input: Tensor, src: Tensor, size: Dims, stride:
 export interface Tensor {
   /** See {@link diagonal}. */
   diagonal(offset?: number, dim1?: number, dim2?: number): Tensor;
+  diagonal(options: { offset?: number; dim1?: number; dim2?: number }): Tensor;
   /** See {@link diag}. */
   diag(diagonal?: number): Tensor;
   /** See {@link asStrided}. */
@@ -3382,6 +3392,7 @@ export function cumsum(input: Tensor, dim: number): Tensor;
 export function cumsum(input: Tensor, options: { dim: number }): Tensor;
 /** torch.masked_fill: value where mask is true. */
 export function maskedFill(input: Tensor, mask: Tensor, value: number | bigint | boolean | Tensor): Tensor;
+export function maskedFill(input: Tensor, options: { mask: Tensor; value: number | bigint | boolean | Tensor }): Tensor;
 /** torch.softmax along dim. */
 export function softmax(input: Tensor, dim: number, dtype?: DType): Tensor;
 export function softmax(input: Tensor, options: { dim: number; dtype?: DType }): Tensor;
@@ -3396,6 +3407,7 @@ export function narrow(input: Tensor, dim: number, start: number, length: number
 export function narrow(input: Tensor, options: { dim: number; start: number; length: number }): Tensor;
 /** torch.select: index of dim, without that dim (a view). */
 export function select(input: Tensor, dim: number, index: number): Tensor;
+export function select(input: Tensor, options: { dim: number; index: number }): Tensor;
 /** torch.squeeze: size-1 dims removed (all, or those of dims). */
 export function squeeze(input: Tensor, dims?: Dims): Tensor;
 export function squeeze(input: Tensor, options: { dim?: Dims }): Tensor;
@@ -3447,8 +3459,10 @@ export function gather(input: Tensor, dim: number, index: Tensor): Tensor;
 export function gather(input: Tensor, options: { dim: number; index: Tensor }): Tensor;
 /** torch.index_add. */
 export function indexAdd(input: Tensor, dim: number, index: Tensor, source: Tensor): Tensor;
+export function indexAdd(input: Tensor, options: { dim: number; index: Tensor; source: Tensor }): Tensor;
 /** torch.scatter_add. */
 export function scatterAdd(input: Tensor, dim: number, index: Tensor, src: Tensor): Tensor;
+export function scatterAdd(input: Tensor, options: { dim: number; index: Tensor; src: Tensor }): Tensor;
 /**
  * torch.scatter(input, dim, index, src) (src a Tensor of input's dtype, or a number: PyTorch's
  * value; { reduce: 'add' } adds): a copy of input with src[i] written where index[i] replaces
@@ -3459,8 +3473,10 @@ export function scatterAdd(input: Tensor, dim: number, index: Tensor, src: Tenso
 export function scatter(input: Tensor, dim: number, index: Tensor, src: Tensor | Scalar, options?: { reduce?: 'add' | null }): Tensor;
 /** torch.movedim: dims moved from source to destination (ints or equal-length lists), the others in order (a view). */
 export function movedim(input: Tensor, source: Dims, destination: Dims): Tensor;
+export function movedim(input: Tensor, options: { source: Dims; destination: Dims }): Tensor;
 /** torch.moveaxis: movedim. */
 export function moveaxis(input: Tensor, source: Dims, destination: Dims): Tensor;
+export function moveaxis(input: Tensor, options: { source: Dims; destination: Dims }): Tensor;
 /** torch.addcmul: input + value * tensor1 * tensor2 (value default 1). */
 export function addcmul(input: Tensor, tensor1: Tensor, tensor2: Tensor, options?: { value?: number }): Tensor;
 /** torch.addcdiv: input + value * tensor1 / tensor2 (two integer tensors are DtypeMismatch, as PyTorch). */
@@ -3537,8 +3553,10 @@ export interface Tensor {
   sgn(): Tensor;
   /** See {@link movedim}. */
   movedim(source: Dims, destination: Dims): Tensor;
+  movedim(options: { source: Dims; destination: Dims }): Tensor;
   /** See {@link moveaxis}. */
   moveaxis(source: Dims, destination: Dims): Tensor;
+  moveaxis(options: { source: Dims; destination: Dims }): Tensor;
   /** See {@link addcmul}. */
   addcmul(tensor1: Tensor, tensor2: Tensor, options?: { value?: number }): Tensor;
   addcmul_(tensor1: Tensor, tensor2: Tensor, options?: { value?: number }): this;

@@ -720,6 +720,13 @@ c28('method_kw', [_kx, torch.tensor([[2, 0], [1, 1]])], fn='gather', kw={'dim': 
 c28('method_kw', [_kx, torch.tensor([1, 0, 1])], fn='index_select', kw={'dim': 0}, tensors=['index'])
 c28('method_kw', [_kx, _kx * 2], fn='cat', kw={'dim': -1})
 c28('method_kw', [_kx, _kx * 2], fn='stack', kw={'dim': 1})
+c28('method_kw', [_kx, _kx > 0], fn='masked_fill', kw={'value': -1.5}, tensors=['mask'])
+c28('method_kw', [_kx], fn='select', kw={'dim': 1, 'index': -1})
+c28('method_kw', [_kx, torch.tensor([2, 0]), torch.ones(2, 2)], fn='index_add', kw={'dim': 1}, tensors=['index', 'source'])
+c28('method_kw', [_kx, torch.tensor([[2, 2, 0], [1, 0, 1]]), torch.ones(2, 3)], fn='scatter_add', kw={'dim': 1}, tensors=['index', 'src'])
+c28('method_kw', [_kx], fn='repeat_interleave', kw={'repeats': 2, 'dim': 0})
+c28('method_kw', [_k3], fn='diagonal', kw={'offset': 1, 'dim1': 0, 'dim2': 2})
+c28('method_kw', [_k3], fn='movedim', kw={'source': 0, 'destination': -1})
 # more in-place forms ports use (x.relu_(), x.clamp_min_(0), x.pow_(2)): a float result into an int64 tensor is refused
 for fn, other in [('neg', None), ('abs', None), ('exp', None), ('log', None), ('sqrt', None), ('rsqrt', None), ('sigmoid', None),
                   ('tanh', None), ('relu', None), ('erf', None), ('floor', None), ('ceil', None), ('round', None), ('sign', None),
