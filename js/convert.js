@@ -237,3 +237,26 @@ export function explicitShape(shape, who) {
   });
 }
 
+
+/**
+ * torch.finfo(dtype): the limits of a float dtype ('float32', the default, or 'float64'), as
+ * PyTorch's fields: bits, eps (the gap above 1), max, min (-max, the mask value Hugging Face
+ * models write as torch.finfo(dtype).min), tiny and smallestNormal (the smallest positive normal),
+ * resolution (10^-digits) and dtype. Frozen; another dtype is InvalidArgument.
+ */
+export function finfo(dtype = 'float32') {
+  const f32 = dtype === 'float32';
+  if (!f32 && dtype !== 'float64') throw invalid(`finfo: takes 'float32' or 'float64', got ${describe(dtype)}`);
+  // mantissa bits m and exponent bias b: eps 2^-m, max (2 - 2^-m) 2^b, tiny 2^(1 - b)
+  const [bits, m, b, digits] = f32 ? [32, 23, 127, 6] : [64, 52, 1023, 15];
+  const max = (2 - 2 ** -m) * 2 ** b;
+  return Object.freeze({
+    bits, eps: 2 ** -m, max, min: -max, tiny: 2 ** (1 - b), smallestNormal: 2 ** (1 - b), resolution: 10 ** -digits, dtype: f32 ? 'float32' : 'float64',
+  });
+}
+
+/** torch.iinfo(dtype): bits, min and max (BigInt) of 'int64' (the one integer dtype), and dtype. */
+export function iinfo(dtype) {
+  if (dtype !== 'int64') throw invalid(`iinfo: takes 'int64', got ${describe(dtype)}`);
+  return Object.freeze({ bits: 64, min: INT64_MIN, max: INT64_MAX, dtype });
+}

@@ -72,6 +72,18 @@ export type Shape = number | readonly number[];
 
 /** A dim argument of a reduction: one dim, several, or none (all dims). */
 export type Dims = number | readonly number[];
+/** PyTorch's keyword arguments dim and keepdim of a reduction (x.sum(dim=-1, keepdim=True) is x.sum({ dim: -1, keepdim: true })). */
+export interface DimKeywords { dim?: Dims | null; keepdim?: boolean }
+/** keepdim by name after a positional dim (x.sum(-1, { keepdim: true })). */
+export interface KeepdimKeyword { keepdim?: boolean }
+/** torch.finfo's fields (see {@link finfo}). */
+export interface FloatInfo { readonly bits: number; readonly eps: number; readonly max: number; readonly min: number; readonly tiny: number; readonly smallestNormal: number; readonly resolution: number; readonly dtype: 'float32' | 'float64' }
+/** torch.iinfo's fields (see {@link iinfo}). */
+export interface IntInfo { readonly bits: 64; readonly min: bigint; readonly max: bigint; readonly dtype: 'int64' }
+/** torch.finfo(dtype): the limits of float32 (the default) or float64; torch.finfo(dtype).min is `finfo().min`. */
+export function finfo(dtype?: 'float32' | 'float64'): FloatInfo;
+/** torch.iinfo(torch.int64): its bits, min and max (BigInt). */
+export function iinfo(dtype: 'int64'): IntInfo;
 
 /**
  * The error type of the package. `kind` tells what went wrong; the message names the function
@@ -246,12 +258,15 @@ export function randnLike(input: Tensor, options?: RandomOptions): Tensor;
 
 /** Joins tensors along an existing dim (default 0). */
 export function cat(tensors: readonly Tensor[], dim?: number): Tensor;
+export function cat(tensors: readonly Tensor[], options: { dim?: number }): Tensor;
 /** Stacks tensors of one shape along a new dim (default 0). */
 export function stack(tensors: readonly Tensor[], dim?: number): Tensor;
+export function stack(tensors: readonly Tensor[], options: { dim?: number }): Tensor;
 /** torch.roll: a copy with each dims[k] rotated by shifts[k] (elements past the end come back at
  *  the start; any shift, negative or beyond the size); without dims, the flattened tensor rotated
  *  by one shift and reshaped back. Differentiable. */
 export function roll(input: Tensor, shifts: number | readonly number[], dims?: number | readonly number[]): Tensor;
+export function roll(input: Tensor, options: { shifts: number | readonly number[]; dims?: number | readonly number[] }): Tensor;
 /** torch.meshgrid: for 0-d or 1-D tensors of one dtype, one tensor per input of the grid's shape
  *  (their sizes in order; indexing 'xy': the first two swapped), each its input's values along its
  *  dim (views of the inputs). Differentiable. */
@@ -264,7 +279,7 @@ export function meshgrid(tensors: readonly Tensor[], options?: { indexing?: 'ij'
  *  computed from a traced input is DataDependent). Differentiable in input. */
 export function index(input: Tensor, indices: Tensor | readonly Tensor[]): Tensor;
 /** torch.index_put: a copy of input with values (a Tensor of input's dtype, or a number) written
- *  (accumulate: added; float32, int64) at the positions the int64 index tensors, broadcast
+ *  (accumulate: added; bool: or-ed) at the positions the int64 index tensors, broadcast
  *  together, pick in input's first dims; each index in [-size, size). PyTorch's `x[i, j] = v` is
  *  `x.indexPut_([i, j], v)`; one bool index of input's leading sizes is `x[mask] = v`. Differentiable
  *  in input and values. */
@@ -310,9 +325,15 @@ export { variance as var };
 export function std(input: Tensor, dim?: Dims | null, unbiased?: boolean | VarOptions, keepdim?: boolean): Tensor;
 /** torch.all / torch.any over dim (all dims when none), as bool: every (any) element nonzero. */
 export function all(input: Tensor, dim?: Dims | null, keepdim?: boolean): Tensor;
+export function all(input: Tensor, options: DimKeywords): Tensor;
+export function all(input: Tensor, dim: Dims | null, options: KeepdimKeyword): Tensor;
 export function any(input: Tensor, dim?: Dims | null, keepdim?: boolean): Tensor;
+export function any(input: Tensor, options: DimKeywords): Tensor;
+export function any(input: Tensor, dim: Dims | null, options: KeepdimKeyword): Tensor;
 /** torch.logsumexp(input, dim, keepdim): log(sum(exp(input))) over dim, computed shifted by the max. */
 export function logsumexp(input: Tensor, dim: Dims, keepdim?: boolean): Tensor;
+export function logsumexp(input: Tensor, options: DimKeywords): Tensor;
+export function logsumexp(input: Tensor, dim: Dims | null, options: KeepdimKeyword): Tensor;
 /** torch.bmm: [B, n, m] @ [B, m, p], both 3-D with one batch size (no broadcast). */
 export function bmm(input: Tensor, mat2: Tensor): Tensor;
 /** torch.outer(a [n], b [m]) -> [n, m]. */
@@ -321,6 +342,7 @@ export function outer(input: Tensor, vec2: Tensor): Tensor;
 export function dot(input: Tensor, other: Tensor): Tensor;
 /** torch.norm(input, p = 'fro', dim, keepdim): 2/'fro', 1, Infinity, -Infinity, 0 or any p > 0 (float32); a zero norm has a zero gradient. */
 export function norm(input: Tensor, p?: number | 'fro', dim?: Dims | null, keepdim?: boolean): Tensor;
+export function norm(input: Tensor, options: { p?: number | 'fro'; dim?: Dims | null; keepdim?: boolean }): Tensor;
 /** `condition ? input : other` elementwise with broadcasting; condition is a bool tensor. */
 export function where(condition: Tensor, input: TensorLike, other: TensorLike): Tensor;
 /** torch.where(condition) alone: {@link nonzero}(condition, { asTuple: true }). */
@@ -417,6 +439,16 @@ export interface SortOptions {
  *  they came from. */
 export function topk(input: Tensor, k: number | bigint, dim?: number, largest?: boolean, sorted?: boolean): ValuesIndices;
 export function topk(input: Tensor, k: number | bigint, options: TopkOptions): ValuesIndices;
+/** torch.multinomial's keyword arguments: replacement (default false) and seed (a torch.Generator's; default: om.manualSeed's stream). */
+export interface MultinomialOptions { replacement?: boolean; seed?: number | bigint }
+/**
+ * torch.multinomial: numSamples int64 category indices per row of input (1-D or 2-D non-negative
+ * float32 weights), each drawn with probability proportional to its weight; without replacement
+ * each index at most once, in draw order. PyTorch's distribution from om.rand's stream (not
+ * PyTorch's numbers); eager only (a traced input is TraceError UnsupportedOperation).
+ */
+export function multinomial(input: Tensor, numSamples: number | bigint, replacement?: boolean): Tensor;
+export function multinomial(input: Tensor, numSamples: number | bigint, options: MultinomialOptions): Tensor;
 /** torch.sort (stable): `[values, indices]` along dim (default -1), ascending unless descending. */
 export function sort(input: Tensor, dim?: number, descending?: boolean): ValuesIndices;
 export function sort(input: Tensor, options: SortOptions): ValuesIndices;
@@ -434,6 +466,7 @@ export function bucketize(input: Tensor | number | bigint, boundaries: Tensor, o
 /** torch.repeat_interleave: each element along dim repeated (a count, or an int64 tensor of one
  *  count per element); without dim, of the flattened input. Differentiable. */
 export function repeatInterleave(input: Tensor, repeats: number | bigint | Tensor, dim?: number | null): Tensor;
+export function repeatInterleave(input: Tensor, options: { repeats: number | bigint | Tensor; dim?: number | null }): Tensor;
 /** torch.repeat_interleave(repeats): a 1-D int64 tensor of counts -> int64, index i repeated repeats[i] times. */
 export function repeatInterleave(repeats: Tensor): Tensor;
 /** torch.tril_indices: int64 [2, n], the rows and columns of the lower triangle, row by row. */
@@ -452,27 +485,34 @@ export function selectScatter(input: Tensor, src: Tensor, dim: number, index: nu
 export function addmm(input: Tensor, mat1: Tensor, mat2: Tensor, options?: { beta?: number; alpha?: number }): Tensor;
 /** torch.split: {@link Tensor.split} as a function. */
 export function split(input: Tensor, splitSizeOrSections: number | bigint | readonly (number | bigint)[], dim?: number): Tensor[];
+export function split(input: Tensor, splitSizeOrSections: number | bigint | readonly (number | bigint)[], options: { dim?: number }): Tensor[];
 /** torch.chunk: {@link Tensor.chunk} as a function. */
 export function chunk(input: Tensor, chunks: number | bigint, dim?: number): Tensor[];
+export function chunk(input: Tensor, chunks: number | bigint, options: { dim?: number }): Tensor[];
 /** torch.unbind: {@link Tensor.unbind} as a function. */
 export function unbind(input: Tensor, dim?: number): Tensor[];
 /** torch.tril: {@link Tensor.tril} as a function. */
 export function tril(input: Tensor, k?: number): Tensor;
+export function tril(input: Tensor, options: { diagonal?: number }): Tensor;
 /** torch.triu: {@link Tensor.triu} as a function. */
 export function triu(input: Tensor, k?: number): Tensor;
+export function triu(input: Tensor, options: { diagonal?: number }): Tensor;
 /** torch.flatten: {@link Tensor.flatten} as a function. */
 export function flatten(input: Tensor, startDim?: number, endDim?: number): Tensor;
+export function flatten(input: Tensor, options: { startDim?: number; endDim?: number }): Tensor;
 /** torch.permute: {@link Tensor.permute} as a function. */
 export function permute(input: Tensor, ...dims: number[]): Tensor;
 export function permute(input: Tensor, dims: readonly number[]): Tensor;
 /** torch.transpose: {@link Tensor.transpose} as a function. */
 export function transpose(input: Tensor, dim0: number, dim1: number): Tensor;
+export function transpose(input: Tensor, options: { dim0: number; dim1: number }): Tensor;
 /** torch.swapaxes: {@link Tensor.transpose} under NumPy's name. */
 export function swapaxes(input: Tensor, dim0: number, dim1: number): Tensor;
 /** torch.swapdims: {@link Tensor.transpose} under another name. */
 export function swapdims(input: Tensor, dim0: number, dim1: number): Tensor;
 /** torch.unsqueeze: {@link Tensor.unsqueeze} as a function. */
 export function unsqueeze(input: Tensor, dim: number): Tensor;
+export function unsqueeze(input: Tensor, options: { dim: number }): Tensor;
 
 /**
  * Runs fn with autograd recording off and returns its result; the previous mode is restored
@@ -515,6 +555,12 @@ export class Tensor {
   readonly dtype: DType;
   /** Number of dims. */
   readonly ndim: number;
+  /** PyTorch's x.T: the dims reversed (a matrix's transpose), a view. */
+  readonly T: Tensor;
+  /** PyTorch's x.mT: the last two dims swapped, a view (fewer than 2 dims: ShapeMismatch). */
+  readonly mT: Tensor;
+  /** PyTorch's x.data: detach(), sharing storage (x.data.normal_(...) writes a parameter outside autograd). */
+  readonly data: Tensor;
   /**
    * PyTorch's size(): the shape (a fresh array); size(dim): one dim's size (negative counts from
    * the end; out of range: IndexOutOfRange). Not a number: arithmetic on `x.size` throws (numel()
@@ -548,6 +594,14 @@ export class Tensor {
   toArray(): Float32Array | BigInt64Array | Uint8Array | Float64Array;
   /** The value of a one-element tensor (int64 as a number; bool as 0 or 1). */
   item(): number;
+  /** PyTorch's x.tolist(): nested arrays of the shape (0-d: the value); numbers (an int64 past 2^53 is InvalidArgument), booleans for bool. */
+  tolist(): unknown;
+  /** Tensor.normal_(mean = 0, std = 1) in place (float32; as copy_ writes, so a leaf that requires grad is refused outside om.noGrad). */
+  normal_(mean?: number, std?: number): this;
+  normal_(options: { mean?: number; std?: number }): this;
+  /** Tensor.uniform_(from = 0, to = 1) in place, values in [from, to) (float32; as normal_). */
+  uniform_(from?: number, to?: number): this;
+  uniform_(options: { from?: number; to?: number }): this;
   /** PyTorch-like text, e.g. `tensor([[1., 2.]], dtype=float32)`. Does not throw when disposed. */
   toString(): string;
 
@@ -634,6 +688,36 @@ export class Tensor {
   arcsinh_(): this;
   arccosh_(): this;
   arctanh_(): this;
+  /**
+   * More in-place forms ports write (x.relu_(), x.clamp_(min=0), x.mul_(...) is mul_): the result
+   * written into this tensor, which must hold its dtype (int64's sqrt_ is DtypeMismatch).
+   */
+  neg_(): this;
+  negative_(): this;
+  abs_(): this;
+  absolute_(): this;
+  sign_(): this;
+  sgn_(): this;
+  floor_(): this;
+  ceil_(): this;
+  round_(): this;
+  exp_(): this;
+  log_(): this;
+  sqrt_(): this;
+  rsqrt_(): this;
+  relu_(): this;
+  sigmoid_(): this;
+  tanh_(): this;
+  erf_(): this;
+  square_(): this;
+  reciprocal_(): this;
+  pow_(exponent: TensorLike): this;
+  clamp_(min?: number | bigint | Tensor | null, max?: number | bigint | Tensor | null): this;
+  clamp_(options: ClampOptions): this;
+  clip_(min?: number | bigint | Tensor | null, max?: number | bigint | Tensor | null): this;
+  clip_(options: ClampOptions): this;
+  clampMin_(min: number | bigint | Tensor): this;
+  clampMax_(max: number | bigint | Tensor): this;
   /** torch.atan2(this, other). */
   atan2(other: TensorLike): Tensor;
   arctan2(other: TensorLike): Tensor;
@@ -678,6 +762,8 @@ export class Tensor {
   long(): Tensor;
   /** to('bool'). */
   bool(): Tensor;
+  /** to('float64'). */
+  double(): Tensor;
 
   // ---- shapes and views ----
   /** The same elements in a new shape (one size may be -1); a view when possible, else a copy. */
@@ -691,6 +777,7 @@ export class Tensor {
   permute(dims: readonly number[]): Tensor;
   /** A view with two dims swapped. */
   transpose(dim0: number, dim1: number): Tensor;
+  transpose(options: { dim0: number; dim1: number }): Tensor;
   /** torch's swapaxes: transpose(dim0, dim1). */
   swapaxes(dim0: number, dim1: number): Tensor;
   /** torch's swapdims: transpose(dim0, dim1). */
@@ -706,8 +793,10 @@ export class Tensor {
   /** `this.slice(dim, start, start + length)`, as PyTorch's narrow: start may count from the end,
    *  start + length must not pass the dim's size. */
   narrow(dim: number, start: number, length: number): Tensor;
+  narrow(options: { dim: number; start: number; length: number }): Tensor;
   /** A view of index `index` along dim, which drops that dim. */
   select(dim: number, index: number): Tensor;
+  select(options: { dim: number; index: number }): Tensor;
   /** torch.Tensor.unfold: a view of every window of `size` elements along `dimension`, `step`
    *  apart, as a new last dim; `dimension` becomes the windows' count, (n - size) / step + 1
    *  (not nn.functional.unfold, which is im2col). */
@@ -723,22 +812,34 @@ export class Tensor {
   selectScatter(src: Tensor, dim: number, index: number): Tensor;
   /** torch.roll: see {@link roll}. */
   roll(shifts: number | readonly number[], dims?: number | readonly number[]): Tensor;
+  roll(options: { shifts: number | readonly number[]; dims?: number | readonly number[] }): Tensor;
   /** A view without the given size-1 dims (all of them when dims is omitted). */
   squeeze(dims?: Dims): Tensor;
+  squeeze(options: { dim?: Dims }): Tensor;
   /** A view with a new size-1 dim at dim. */
   unsqueeze(dim: number): Tensor;
+  unsqueeze(options: { dim: number }): Tensor;
   /** This tensor's data in row-major order (a new handle to it when already contiguous). */
   contiguous(): Tensor;
   /** A contiguous copy that autograd tracks. */
   clone(): Tensor;
   /** Picks along dim by a 1-D int64 index (torch.index_select); indices outside [0, size) throw IndexOutOfRange. */
   indexSelect(dim: number, index: Tensor): Tensor;
+  indexSelect(options: { dim: number; index: Tensor }): Tensor;
   /** out[p] = this[p with p[dim] = index[p]] (torch.gather; index int64 of this rank). */
   gather(dim: number, index: Tensor): Tensor;
+  gather(options: { dim: number; index: Tensor }): Tensor;
+  gather(dim: number, options: { index: Tensor }): Tensor;
   /** A copy with source's slices added at index along dim (torch.index_add; float32). */
   indexAdd(dim: number, index: Tensor, source: Tensor): Tensor;
+  indexAdd(options: { dim: number; index: Tensor; source: Tensor }): Tensor;
   /** A copy with src[p] added at p with p[dim] = index[p] (torch.scatter_add; float32, src has index's shape). */
   scatterAdd(dim: number, index: Tensor, src: Tensor): Tensor;
+  scatterAdd(options: { dim: number; index: Tensor; src: Tensor }): Tensor;
+  /** torch.Tensor.scatter: see {@link scatter}. */
+  scatter(dim: number, index: Tensor, src: Tensor | Scalar, options?: { reduce?: 'add' | null }): Tensor;
+  /** In place: this.copy_(this.scatter(...)). */
+  scatter_(dim: number, index: Tensor, src: Tensor | Scalar, options?: { reduce?: 'add' | null }): this;
   /** PyTorch's advanced-indexing read `x[i, j, ...]`: see {@link index}. */
   index(indices: Tensor | readonly Tensor[]): Tensor;
   /** torch.index_put: see {@link indexPut}. */
@@ -763,19 +864,24 @@ export class Tensor {
   t(): Tensor;
   /** Merges dims startDim..endDim (inclusive; default all) into one. A 0-d tensor gives shape [1]. */
   flatten(startDim?: number, endDim?: number): Tensor;
+  flatten(options: { startDim?: number; endDim?: number }): Tensor;
   /**
    * torch.split: pieces of splitSize along dim (default 0), the last may be smaller; or, given a
    * list, pieces of those sizes (non-negative, summing to the dim's size). Views.
    */
   split(splitSizeOrSections: number | bigint | readonly (number | bigint)[], dim?: number): Tensor[];
+  split(splitSizeOrSections: number | bigint | readonly (number | bigint)[], options: { dim?: number }): Tensor[];
   /** torch.chunk: pieces of ceil(size / chunks) along dim (possibly fewer than chunks); an empty dim gives chunks empty pieces. */
   chunk(chunks: number | bigint, dim?: number): Tensor[];
+  chunk(chunks: number | bigint, options: { dim?: number }): Tensor[];
   /** torch.unbind: the slices along dim (default 0), each without that dim. */
   unbind(dim?: number): Tensor[];
   /** Zeros above diagonal k of the last two dims. */
   tril(k?: number): Tensor;
+  tril(options: { diagonal?: number }): Tensor;
   /** Zeros below diagonal k of the last two dims. */
   triu(k?: number): Tensor;
+  triu(options: { diagonal?: number }): Tensor;
   /** `this.copy_(this.tril(k))`: PyTorch's in-place tril_. */
   tril_(k?: number): this;
   /** `this.copy_(this.triu(k))`: PyTorch's in-place triu_ (CLIP's causal mask: `mask.fill_(min); mask.triu_(1)`). */
@@ -784,12 +890,20 @@ export class Tensor {
   // ---- reductions (dim omitted: all dims; keepdim default false) ----
   /** Sum over dims. */
   sum(dim?: Dims | null, keepdim?: boolean): Tensor;
+  sum(options: DimKeywords): Tensor;
+  sum(dim: Dims | null, options: KeepdimKeyword): Tensor;
   /** Mean over dims (float32). */
   mean(dim?: Dims | null, keepdim?: boolean): Tensor;
+  mean(options: DimKeywords): Tensor;
+  mean(dim: Dims | null, options: KeepdimKeyword): Tensor;
   /** Maximum over dims (gradient shared between ties). */
   amax(dim?: Dims | null, keepdim?: boolean): Tensor;
+  amax(options: DimKeywords): Tensor;
+  amax(dim: Dims | null, options: KeepdimKeyword): Tensor;
   /** Minimum over dims (gradient shared between ties). */
   amin(dim?: Dims | null, keepdim?: boolean): Tensor;
+  amin(options: DimKeywords): Tensor;
+  amin(dim: Dims | null, options: KeepdimKeyword): Tensor;
   /** Without a dim: the maximum of all elements (0-d, like amax()). */
   max(): Tensor;
   /**
@@ -797,17 +911,24 @@ export class Tensor {
    * returns a named tuple (values, indices); here it is an array to destructure.
    */
   max(dim: number, keepdim?: boolean): ValuesIndices;
+  max(options: { dim: number; keepdim?: boolean }): ValuesIndices;
+  max(dim: number, options: KeepdimKeyword): ValuesIndices;
   /** With a tensor: the elementwise maximum (torch.max(input, other), see {@link maximum}). */
   max(other: Tensor): Tensor;
   /** Without a dim: the minimum of all elements (0-d, like amin()). */
   min(): Tensor;
   /** With a dim: `[values, indices]` of the minimum along it (see max). */
   min(dim: number, keepdim?: boolean): ValuesIndices;
+  min(options: { dim: number; keepdim?: boolean }): ValuesIndices;
+  min(dim: number, options: KeepdimKeyword): ValuesIndices;
   /** With a tensor: the elementwise minimum (see {@link minimum}). */
   min(other: Tensor): Tensor;
   /** torch.topk: see {@link topk}. */
   topk(k: number | bigint, dim?: number, largest?: boolean, sorted?: boolean): ValuesIndices;
   topk(k: number | bigint, options: TopkOptions): ValuesIndices;
+  /** torch.Tensor.multinomial: see {@link multinomial}. */
+  multinomial(numSamples: number | bigint, replacement?: boolean): Tensor;
+  multinomial(numSamples: number | bigint, options: MultinomialOptions): Tensor;
   /** torch.sort (stable): see {@link sort}. */
   sort(dim?: number, descending?: boolean): ValuesIndices;
   sort(options: SortOptions): ValuesIndices;
@@ -816,22 +937,34 @@ export class Tensor {
   argsort(options: SortOptions): Tensor;
   /** torch.repeat_interleave: see {@link repeatInterleave}. */
   repeatInterleave(repeats: number | bigint | Tensor, dim?: number | null): Tensor;
+  repeatInterleave(options: { repeats: number | bigint | Tensor; dim?: number | null }): Tensor;
   /** torch.Tensor.repeat_interleave() of a 1-D int64 tensor of counts: index i repeated this[i] times. */
   repeatInterleave(): Tensor;
   /** int64 indices of the first maximum along dim; without dim, the index into the flattened tensor. */
   argmax(dim?: number | null, keepdim?: boolean): Tensor;
+  argmax(options: DimKeywords): Tensor;
+  argmax(dim: Dims | null, options: KeepdimKeyword): Tensor;
   /** int64 indices of the first minimum along dim; without dim, the index into the flattened tensor. */
   argmin(dim?: number | null, keepdim?: boolean): Tensor;
+  argmin(options: DimKeywords): Tensor;
+  argmin(dim: Dims | null, options: KeepdimKeyword): Tensor;
   /** torch.Tensor.var / std (see om.var). */
   var(dim?: Dims | null, unbiased?: boolean | VarOptions, keepdim?: boolean): Tensor;
   std(dim?: Dims | null, unbiased?: boolean | VarOptions, keepdim?: boolean): Tensor;
   /** Whether every (any) element over dim is nonzero, as bool. */
   all(dim?: Dims | null, keepdim?: boolean): Tensor;
+  all(options: DimKeywords): Tensor;
+  all(dim: Dims | null, options: KeepdimKeyword): Tensor;
   any(dim?: Dims | null, keepdim?: boolean): Tensor;
+  any(options: DimKeywords): Tensor;
+  any(dim: Dims | null, options: KeepdimKeyword): Tensor;
   /** log(sum(exp(this))) over dim. */
   logsumexp(dim: Dims, keepdim?: boolean): Tensor;
+  logsumexp(options: DimKeywords): Tensor;
+  logsumexp(dim: Dims | null, options: KeepdimKeyword): Tensor;
   /** The p-norm over dim (see om.norm). */
   norm(p?: number | 'fro', dim?: Dims | null, keepdim?: boolean): Tensor;
+  norm(options: { p?: number | 'fro'; dim?: Dims | null; keepdim?: boolean }): Tensor;
   /** this * this. */
   square(): Tensor;
   /** Where this is NaN / +-inf / finite, as bool. */
@@ -861,9 +994,12 @@ export class Tensor {
   /** Matrix product with PyTorch's rules (1-D operands, broadcast batch dims). */
   matmul(other: Tensor): Tensor;
   /** softmax along dim (exp(x - max) / sum; row sums in double). */
-  softmax(dim: number): Tensor;
+  /** PyTorch's dtype argument casts this first (F.softmax(x, dim=-1, dtype=torch.float32)). */
+  softmax(dim: number, dtype?: DType): Tensor;
+  softmax(options: { dim: number; dtype?: DType }): Tensor;
   /** log_softmax along dim ((x - max) - log(sum(exp(x - max)))). */
-  logSoftmax(dim: number): Tensor;
+  logSoftmax(dim: number, dtype?: DType): Tensor;
+  logSoftmax(options: { dim: number; dtype?: DType }): Tensor;
 
   // ---- autograd ----
   /**
@@ -906,6 +1042,7 @@ export class Tensor {
   bitwiseXor_(other: TensorLike): this;
   /** `this.copy_(this.maskedFill(mask, value))`. */
   maskedFill_(mask: Tensor, value: number | bigint | boolean | Tensor): this;
+  maskedFill_(options: { mask: Tensor; value: number | bigint | boolean | Tensor }): this;
   /** `this.copy_(this.maskedScatter(mask, source))`. */
   maskedScatter_(mask: Tensor, source: Tensor): this;
   /** `this.copy_(this.indexPut(indices, values, accumulate))`: PyTorch's `x[i, j] = v` (and `+=` with accumulate). */
@@ -1836,10 +1973,13 @@ export namespace nn {
     function linear(input: Tensor, weight: Tensor, bias?: Tensor | null): Tensor;
     /** torch.flatten: dims startDim..endDim (default 0..-1) into one. */
     function flatten(input: Tensor, startDim?: number, endDim?: number): Tensor;
+    function flatten(input: Tensor, options: { startDim?: number; endDim?: number }): Tensor;
     /** softmax along dim. */
-    function softmax(input: Tensor, dim: number): Tensor;
+    function softmax(input: Tensor, dim: number, dtype?: DType): Tensor;
+    function softmax(input: Tensor, options: { dim: number; dtype?: DType }): Tensor;
     /** log_softmax along dim. */
-    function logSoftmax(input: Tensor, dim: number): Tensor;
+    function logSoftmax(input: Tensor, dim: number, dtype?: DType): Tensor;
+    function logSoftmax(input: Tensor, options: { dim: number; dtype?: DType }): Tensor;
     /** Optional weight / bias and eps of the norm functions. */
     interface NormOptions {
       weight?: Tensor | null;
@@ -2570,8 +2710,11 @@ export interface Tensor {
   clip(options: ClampOptions): Tensor;
   /** Running sum along dim (float32; int64; bool counts into int64). */
   cumsum(dim: number): Tensor;
+  cumsum(options: { dim: number }): Tensor;
   /** mask ? value : this, mask bool and broadcast with this (value, or a 0-d Tensor's, converted to this dtype). */
   maskedFill(mask: Tensor, value: number | bigint | boolean | Tensor): Tensor;
+  maskedFill(options: { mask: Tensor; value: number | bigint | boolean | Tensor }): Tensor;
+  maskedFill(mask: Tensor, options: { value: number | bigint | boolean | Tensor }): Tensor;
 }
 
 export namespace nn {
@@ -2786,6 +2929,8 @@ export namespace nn {
    */
   export class Conv2d extends Module {
     constructor(inChannels: number, outChannels: number, kernelSize: Size2, options?: ConvModuleOptions);
+    /** kernelSize by name (torchvision's nn.Conv2d(in, out, bias=False, **kwargs)). */
+    constructor(inChannels: number, outChannels: number, options: ConvModuleOptions & { kernelSize: Size2 });
     readonly padding: number[] | 'valid' | 'same';
     forward(x: Tensor): Tensor;
   }
@@ -2793,6 +2938,8 @@ export namespace nn {
   /** PyTorch's nn.Conv1d: weight [outChannels, inChannels/groups, k], bias [outChannels]. */
   export class Conv1d extends Module {
     constructor(inChannels: number, outChannels: number, kernelSize: number | readonly [number], options?: Conv1dModuleOptions);
+    /** kernelSize by name (torchvision's nn.Conv2d(in, out, bias=False, **kwargs)). */
+    constructor(inChannels: number, outChannels: number, options: Conv1dModuleOptions & { kernelSize: number | readonly [number] });
     readonly padding: number[] | 'valid' | 'same';
     forward(x: Tensor): Tensor;
   }
@@ -2803,6 +2950,8 @@ export namespace nn {
    */
   export class ConvTranspose2d extends Module {
     constructor(inChannels: number, outChannels: number, kernelSize: Size2, options?: ConvTransposeModuleOptions);
+    /** kernelSize by name (torchvision's nn.Conv2d(in, out, bias=False, **kwargs)). */
+    constructor(inChannels: number, outChannels: number, options: ConvTransposeModuleOptions & { kernelSize: Size2 });
     readonly padding: number[];
     readonly outputPadding: number[];
     forward(x: Tensor): Tensor;
@@ -2841,6 +2990,8 @@ export namespace nn {
   /** PyTorch's nn.Conv3d: weight [outChannels, inChannels/groups, kD, kH, kW], bias [outChannels] ({@link functional.conv3d}). */
   export class Conv3d extends Module {
     constructor(inChannels: number, outChannels: number, kernelSize: Size3, options?: Conv3dModuleOptions);
+    /** kernelSize by name (torchvision's nn.Conv2d(in, out, bias=False, **kwargs)). */
+    constructor(inChannels: number, outChannels: number, options: Conv3dModuleOptions & { kernelSize: Size3 });
     readonly padding: number[] | 'valid' | 'same';
     forward(x: Tensor): Tensor;
   }
@@ -2851,6 +3002,8 @@ export namespace nn {
    */
   export class ConvTranspose3d extends Module {
     constructor(inChannels: number, outChannels: number, kernelSize: Size3, options?: ConvTranspose3dModuleOptions);
+    /** kernelSize by name (torchvision's nn.Conv2d(in, out, bias=False, **kwargs)). */
+    constructor(inChannels: number, outChannels: number, options: ConvTranspose3dModuleOptions & { kernelSize: Size3 });
     readonly padding: number[];
     readonly outputPadding: number[];
     forward(x: Tensor): Tensor;
@@ -2971,11 +3124,15 @@ export function tile(input: Tensor, dims: Dims): Tensor;
 export function tile(input: Tensor, ...dims: number[]): Tensor;
 /** torch.prod over dim (none: all dims; float32 multiplied in double; int64 wraps; bool as int64; 1 of nothing). */
 export function prod(input: Tensor, dim?: Dims | null, keepdim?: boolean): Tensor;
+export function prod(input: Tensor, options: DimKeywords): Tensor;
+export function prod(input: Tensor, dim: Dims | null, options: KeepdimKeyword): Tensor;
 /** torch.cumprod: the running product along dim (float32 in double; int64 wraps; bool into int64). */
 export function cumprod(input: Tensor, dim: number): Tensor;
+export function cumprod(input: Tensor, options: { dim: number }): Tensor;
 
 /** torch.diagonal: the elements [i, i + offset] of dims dim1 and dim2 (defaults 0, 1) as a last dim: a view, as PyTorch's (writes through it reach input). */
 export function diagonal(input: Tensor, offset?: number, dim1?: number, dim2?: number): Tensor;
+export function diagonal(input: Tensor, options: { offset?: number; dim1?: number; dim2?: number }): Tensor;
 /** torch.diag: a 1-D input on diagonal k of a square matrix, or a 2-D input's diagonal k. */
 export function diag(input: Tensor, diagonal?: number): Tensor;
 /** torch.as_strided: a view of input's storage with size, stride and storageOffset counted in its elements (none: input's own offset); differentiable; traced at fixed sizes only. */
@@ -2986,6 +3143,7 @@ export function asStridedScatter(input: Tensor, src: Tensor, size: Dims, stride:
 export interface Tensor {
   /** See {@link diagonal}. */
   diagonal(offset?: number, dim1?: number, dim2?: number): Tensor;
+  diagonal(options: { offset?: number; dim1?: number; dim2?: number }): Tensor;
   /** See {@link diag}. */
   diag(diagonal?: number): Tensor;
   /** See {@link asStrided}. */
@@ -3009,8 +3167,11 @@ export interface Tensor {
   tile(...dims: number[]): Tensor;
   /** See {@link prod}. */
   prod(dim?: Dims | null, keepdim?: boolean): Tensor;
+  prod(options: DimKeywords): Tensor;
+  prod(dim: Dims | null, options: KeepdimKeyword): Tensor;
   /** See {@link cumprod}. */
   cumprod(dim: number): Tensor;
+  cumprod(options: { dim: number }): Tensor;
 }
 
 // ---- more activations and the padding modules (js/ops/act.js, js/nn/activation.js, js/nn/padding.js) ----
@@ -3228,57 +3389,94 @@ export function clip(input: Tensor, min?: number | bigint | Tensor | null, max?:
 export function clip(input: Tensor, options: ClampOptions): Tensor;
 /** The running sum along dim. */
 export function cumsum(input: Tensor, dim: number): Tensor;
+export function cumsum(input: Tensor, options: { dim: number }): Tensor;
 /** torch.masked_fill: value where mask is true. */
 export function maskedFill(input: Tensor, mask: Tensor, value: number | bigint | boolean | Tensor): Tensor;
+export function maskedFill(input: Tensor, options: { mask: Tensor; value: number | bigint | boolean | Tensor }): Tensor;
 /** torch.softmax along dim. */
-export function softmax(input: Tensor, dim: number): Tensor;
+export function softmax(input: Tensor, dim: number, dtype?: DType): Tensor;
+export function softmax(input: Tensor, options: { dim: number; dtype?: DType }): Tensor;
 /** torch.log_softmax along dim. */
-export function logSoftmax(input: Tensor, dim: number): Tensor;
+export function logSoftmax(input: Tensor, dim: number, dtype?: DType): Tensor;
+export function logSoftmax(input: Tensor, options: { dim: number; dtype?: DType }): Tensor;
 /** torch.reshape. */
 export function reshape(input: Tensor, shape: readonly number[]): Tensor;
 export function reshape(input: Tensor, ...shape: number[]): Tensor;
 /** torch.narrow: length elements of dim from start (a view). */
 export function narrow(input: Tensor, dim: number, start: number, length: number): Tensor;
+export function narrow(input: Tensor, options: { dim: number; start: number; length: number }): Tensor;
 /** torch.select: index of dim, without that dim (a view). */
 export function select(input: Tensor, dim: number, index: number): Tensor;
+export function select(input: Tensor, options: { dim: number; index: number }): Tensor;
 /** torch.squeeze: size-1 dims removed (all, or those of dims). */
 export function squeeze(input: Tensor, dims?: Dims): Tensor;
+export function squeeze(input: Tensor, options: { dim?: Dims }): Tensor;
 /** torch.t: a matrix transposed (0-D and 1-D as they are). */
 export function t(input: Tensor): Tensor;
 /** torch.detach: the values without autograd history. */
 export function detach(input: Tensor): Tensor;
 /** torch.sum over dim (none: all). */
 export function sum(input: Tensor, dim?: Dims | null, keepdim?: boolean): Tensor;
+export function sum(input: Tensor, options: DimKeywords): Tensor;
+export function sum(input: Tensor, dim: Dims | null, options: KeepdimKeyword): Tensor;
 /** torch.mean over dim (none: all). */
 export function mean(input: Tensor, dim?: Dims | null, keepdim?: boolean): Tensor;
+export function mean(input: Tensor, options: DimKeywords): Tensor;
+export function mean(input: Tensor, dim: Dims | null, options: KeepdimKeyword): Tensor;
 /** torch.amax over dim (none: all). */
 export function amax(input: Tensor, dim?: Dims | null, keepdim?: boolean): Tensor;
+export function amax(input: Tensor, options: DimKeywords): Tensor;
+export function amax(input: Tensor, dim: Dims | null, options: KeepdimKeyword): Tensor;
 /** torch.amin over dim (none: all). */
 export function amin(input: Tensor, dim?: Dims | null, keepdim?: boolean): Tensor;
+export function amin(input: Tensor, options: DimKeywords): Tensor;
+export function amin(input: Tensor, dim: Dims | null, options: KeepdimKeyword): Tensor;
 /** torch.max: of all elements, [values, indices] along dim, or the elementwise maximum with a tensor. */
 export function max(input: Tensor): Tensor;
 export function max(input: Tensor, dim: number, keepdim?: boolean): ValuesIndices;
+export function max(input: Tensor, options: { dim: number; keepdim?: boolean }): ValuesIndices;
+export function max(input: Tensor, dim: number, options: KeepdimKeyword): ValuesIndices;
 export function max(input: Tensor, other: Tensor): Tensor;
 /** torch.min: of all elements, [values, indices] along dim, or the elementwise minimum with a tensor. */
 export function min(input: Tensor): Tensor;
 export function min(input: Tensor, dim: number, keepdim?: boolean): ValuesIndices;
+export function min(input: Tensor, options: { dim: number; keepdim?: boolean }): ValuesIndices;
+export function min(input: Tensor, dim: number, options: KeepdimKeyword): ValuesIndices;
 export function min(input: Tensor, other: Tensor): Tensor;
 /** torch.argmax along dim (none: of the flattened tensor). */
 export function argmax(input: Tensor, dim?: number | null, keepdim?: boolean): Tensor;
+export function argmax(input: Tensor, options: DimKeywords): Tensor;
+export function argmax(input: Tensor, dim: Dims | null, options: KeepdimKeyword): Tensor;
 /** torch.argmin along dim (none: of the flattened tensor). */
 export function argmin(input: Tensor, dim?: number | null, keepdim?: boolean): Tensor;
+export function argmin(input: Tensor, options: DimKeywords): Tensor;
+export function argmin(input: Tensor, dim: Dims | null, options: KeepdimKeyword): Tensor;
 /** torch.index_select. */
 export function indexSelect(input: Tensor, dim: number, index: Tensor): Tensor;
+export function indexSelect(input: Tensor, options: { dim: number; index: Tensor }): Tensor;
 /** torch.gather. */
 export function gather(input: Tensor, dim: number, index: Tensor): Tensor;
+export function gather(input: Tensor, options: { dim: number; index: Tensor }): Tensor;
 /** torch.index_add. */
 export function indexAdd(input: Tensor, dim: number, index: Tensor, source: Tensor): Tensor;
+export function indexAdd(input: Tensor, options: { dim: number; index: Tensor; source: Tensor }): Tensor;
 /** torch.scatter_add. */
 export function scatterAdd(input: Tensor, dim: number, index: Tensor, src: Tensor): Tensor;
+export function scatterAdd(input: Tensor, options: { dim: number; index: Tensor; src: Tensor }): Tensor;
+/**
+ * torch.scatter(input, dim, index, src) (src a Tensor of input's dtype, or a number: PyTorch's
+ * value; { reduce: 'add' } adds): a copy of input with src[i] written where index[i] replaces
+ * position i's coordinate along dim, for every position i of index (input's rank; sizes at most
+ * src's and, off dim, input's). Of repeated places the last written stays (PyTorch: undefined);
+ * each index in [0, size). One ScatterND when traced.
+ */
+export function scatter(input: Tensor, dim: number, index: Tensor, src: Tensor | Scalar, options?: { reduce?: 'add' | null }): Tensor;
 /** torch.movedim: dims moved from source to destination (ints or equal-length lists), the others in order (a view). */
 export function movedim(input: Tensor, source: Dims, destination: Dims): Tensor;
+export function movedim(input: Tensor, options: { source: Dims; destination: Dims }): Tensor;
 /** torch.moveaxis: movedim. */
 export function moveaxis(input: Tensor, source: Dims, destination: Dims): Tensor;
+export function moveaxis(input: Tensor, options: { source: Dims; destination: Dims }): Tensor;
 /** torch.addcmul: input + value * tensor1 * tensor2 (value default 1). */
 export function addcmul(input: Tensor, tensor1: Tensor, tensor2: Tensor, options?: { value?: number }): Tensor;
 /** torch.addcdiv: input + value * tensor1 / tensor2 (two integer tensors are DtypeMismatch, as PyTorch). */
@@ -3355,8 +3553,10 @@ export interface Tensor {
   sgn(): Tensor;
   /** See {@link movedim}. */
   movedim(source: Dims, destination: Dims): Tensor;
+  movedim(options: { source: Dims; destination: Dims }): Tensor;
   /** See {@link moveaxis}. */
   moveaxis(source: Dims, destination: Dims): Tensor;
+  moveaxis(options: { source: Dims; destination: Dims }): Tensor;
   /** See {@link addcmul}. */
   addcmul(tensor1: Tensor, tensor2: Tensor, options?: { value?: number }): Tensor;
   addcmul_(tensor1: Tensor, tensor2: Tensor, options?: { value?: number }): this;

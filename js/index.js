@@ -18,6 +18,7 @@ import { functions } from './ops/table.js';
 
 export { ready, memory, setNumThreads, numThreads } from './runtime.js';
 export { OmError, TraceError } from './errors.js';
+export { finfo, iinfo } from './convert.js';
 export {
   Tensor, tensor, zeros, ones, full, empty, arange, rand, randn, manualSeed, noGrad, tidy, keep, dispose,
   zerosLike, onesLike, fullLike, emptyLike, randLike, randnLike,
@@ -28,12 +29,12 @@ export const {
   permute, transpose, swapaxes, swapdims, unsqueeze,
   sin, cos, tan, asin, acos, atan, sinh, cosh, asinh, acosh, atanh, atan2, minimum, maximum, fmod, remainder, floor, ceil, round,
   logicalAnd, logicalOr, logicalXor, logicalNot, bitwiseAnd, bitwiseOr, bitwiseXor, bitwiseNot,
-  maskedScatter, index, indexPut, nonzero, argwhere, maskedSelect, topk, sort, argsort, searchsorted, bucketize, repeatInterleave, trilIndices, triuIndices,
+  maskedScatter, index, indexPut, nonzero, argwhere, maskedSelect, topk, multinomial, sort, argsort, searchsorted, bucketize, repeatInterleave, trilIndices, triuIndices,
   square, isnan, isinf, isfinite, std, all, any, logsumexp, bmm, outer, dot, norm,
   log1p, expm1, flip, tile, prod, cumprod, diagonal, diag, asStrided, asStridedScatter,
   add, sub, mul, div, divide, trueDivide, floorDivide, pow, eq, ne, lt, le, gt, ge, neg, abs, sign, exp, log, sqrt, rsqrt, clone,
   relu, sigmoid, tanh, erf, clamp, clip, cumsum, maskedFill, softmax, logSoftmax, reshape, narrow, select, squeeze, t, detach,
-  sum, mean, amax, amin, max, min, argmax, argmin, indexSelect, gather, indexAdd, scatterAdd,
+  sum, mean, amax, amin, max, min, argmax, argmin, indexSelect, gather, indexAdd, scatterAdd, scatter,
   absolute, negative, sgn, multiply, subtract, greater, greaterEqual, less, lessEqual, notEqual, movedim, moveaxis,
   arcsin, arccos, arctan, arcsinh, arccosh, arctanh, arctan2, pixelShuffle, pixelUnshuffle, sliceScatter, selectScatter,
   addcmul, addcdiv, lerp, bitwiseLeftShift, bitwiseRightShift, trunc, fix, xlogy, nanToNum, countNonzero, aminmax, logcumsumexp,

@@ -333,6 +333,16 @@ export class Tensor {
   get shape() { this.#use('shape'); return this.#shape.slice(); }
   get dtype() { this.#use('dtype'); return this.#dtype; }
   get ndim() { this.#use('ndim'); return this.#shape.length; }
+  /** PyTorch's x.T: the dims reversed (a matrix's transpose), a view. */
+  get T() { this.#use('T'); return this.permute([...this.#shape.keys()].reverse()); }
+  /** PyTorch's x.mT: the last two dims swapped (a batch of matrices transposed), a view; fewer than 2 dims is ShapeMismatch. */
+  get mT() {
+    this.#use('mT');
+    if (this.#shape.length < 2) throw new OmError('ShapeMismatch', `mT: takes a matrix or a batch of them, got ${this.#shape.length} dims`);
+    return this.transpose(-2, -1);
+  }
+  /** PyTorch's x.data: the values outside autograd, sharing storage (detach()), so x.data.normal_(...) writes a parameter. */
+  get data() { this.#use('data'); return this.detach(); }
   /**
    * PyTorch's x.size(): the shape (a fresh array); x.size(dim): the size of dim (negative counts
    * from the end), a plain number, read while tracing as x.shape[dim] is. The getter hands out the
@@ -397,6 +407,23 @@ export class Tensor {
     } finally {
       M._free(p);
     }
+  }
+
+  /**
+   * PyTorch's x.tolist(): the values as nested arrays of the shape (a 0-d tensor: its value), numbers
+   * for float32, float64 and int64 (an int64 past 2^53, which a number cannot hold exactly, is
+   * InvalidArgument: read it with toArray()), booleans for bool.
+   */
+  tolist() {
+    this.#use('tolist');
+    const flat = this.toArray(), shape = this.#shape;
+    const value = this.#dtype === 'bool' ? (v) => v !== 0 : this.#dtype === 'int64' ? (v) => {
+      if (v > 9007199254740991n || v < -9007199254740991n) throw invalid(`tolist: ${v} is not exact as a JS number (read it with toArray())`);
+      return Number(v);
+    } : (v) => v;
+    let k = 0;
+    const nest = (d) => (d === shape.length ? value(flat[k++]) : Array.from({ length: shape[d] }, () => nest(d + 1)));
+    return nest(0);
   }
 
   /** The value of a one-element tensor as a number (int64 and bool too: bool gives 0 or 1). */

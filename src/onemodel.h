@@ -519,6 +519,14 @@ om_tensor *om_adaptive_avg_pool2d(om_tensor *x, const int64_t output_size[2]);
 /** PyTorch's adaptive_avg_pool3d on x [N, C, D, H, W] to output_size {OD, OH, OW} (-1 keeps that
  *  input size); [C, D, H, W] is taken as a batch of one. Returns a new reference. */
 om_tensor *om_adaptive_avg_pool3d(om_tensor *x, const int64_t output_size[3]);
+/** PyTorch's adaptive_max_pool2d on x [N, C, H, W] (or [C, H, W]) to output_size {OH, OW} (-1
+ *  keeps that input size): each cell's maximum (ties: the first in row-major order; NaN wins, the
+ *  last one). With indices non-NULL, *indices gets a new reference to each maximum's place in its
+ *  flattened H x W plane (int64), PyTorch's return_indices; NULL on error. Returns a new reference. */
+om_tensor *om_adaptive_max_pool2d(om_tensor *x, const int64_t output_size[2], om_tensor **indices);
+/** om_adaptive_max_pool2d with a depth: x [N, C, D, H, W] (or [C, D, H, W]), output_size {OD, OH,
+ *  OW}, indices into the flattened D x H x W volume. Returns a new reference. */
+om_tensor *om_adaptive_max_pool3d(om_tensor *x, const int64_t output_size[3], om_tensor **indices);
 /** F.unfold (im2col): every kH x kW block of x (borrowed; [N, C, H, W] or [C, H, W], float32) as
  *  a column, [N, C*kH*kW, L] (L blocks, row-major); each array gives (height, width). New reference. */
 om_tensor *om_unfold(om_tensor *x, const int64_t kernel[2], const int64_t dilation[2], const int64_t padding[2], const int64_t stride[2]);
@@ -763,7 +771,7 @@ typedef enum om_scatter_reduce_mode { OM_SCATTER_SUM = 0, OM_SCATTER_PROD = 1, O
  *  reduce into the element at p with p[dim] = index[p], in row-major order of p (a NaN stays in
  *  amax and amin; sum is om_scatter_add). Borrowed arguments, returns a new reference. */
 om_tensor *om_scatter_reduce(om_tensor *input, int dim, om_tensor *index, om_tensor *src, om_scatter_reduce_mode reduce);
-/** PyTorch's index_put: a copy of input with values written (accumulate: added; float32, int64) at
+/** PyTorch's index_put: a copy of input with values written (accumulate: added; bool: or) at
  *  the positions that n int64 index tensors (broadcast together to a shape B) pick in input's first
  *  n dims, each index in [-size, size); values (input's dtype) broadcast to B + input's other dims.
  *  Of repeated positions the last written stays. Borrowed arguments, returns a new reference. */

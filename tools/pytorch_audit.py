@@ -625,6 +625,16 @@ c28('index_put', [_ip, _ip > 4, torch.tensor([1.0, 2.0, 3.0, 4.0, 5.0])], accumu
 c28('index_put', [torch.arange(6).reshape(2, 3), torch.tensor([1, 1]), torch.tensor([2, 2]), torch.tensor(5)], accumulate=True)
 c28('index_put', [_ip, torch.tensor([5]), torch.tensor(1.0)], accumulate=False)
 c28('index_put', [_ip, torch.tensor([True, False]), torch.tensor(1.0)], accumulate=False)
+# accumulate on bool is a logical or (PyTorch's bool +=), repeated places included; repeated places
+# without accumulate: PyTorch calls it undefined, its CPU kernel (and ours) keeps the last written
+_bp = torch.tensor([True, False, False, False, False])
+c28('index_put', [_bp, torch.tensor([1, 1, 3, 0, 1]), torch.tensor([False, True, False, False, False])], accumulate=True)
+c28('index_put', [torch.zeros(3, 2, dtype=torch.bool), torch.tensor([2, 0, 2]), torch.tensor([[True, False], [False, False], [False, True]])],
+    accumulate=True)
+c28('index_put', [_bp, torch.tensor([[2, 2], [4, 0]]), torch.tensor(True)], accumulate=True)
+c28('index_put', [_ip, torch.tensor([1, 3, 1]), torch.tensor([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])], accumulate=False)
+c28('index_put', [_ip, torch.tensor([1, 3, 1, 1]), torch.tensor([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0], [0.5, -1.0]])], accumulate=True)
+c28('index_put', [torch.arange(6).reshape(3, 2), torch.tensor([2, 2, 0]), torch.tensor([[7, 8], [9, 10], [11, 12]])], accumulate=False)
 # slices: negative steps are refused (x[::-1]), slice_scatter
 c28('slice', [_ro], dim=1, start=None, end=None, step=-1)
 c28('slice', [_ro], dim=1, start=None, end=None, step=0)
@@ -669,6 +679,63 @@ c28('reduce', [_rb], fn='min', dim=None, keepdim=False)
 c28('reduce', [_rb], fn='max', dim=[1], keepdim=True)
 c28('reduce', [_rb], fn='all', dim=[1], keepdim=True)
 c28('reduce', [_ri], fn='any', dim=None, keepdim=False)
+# keyword arguments, as ports write them: x.sum(dim=-1, keepdim=True), torch.max(x, dim=1), x.split(2, dim=-1)
+_rf = _ri.float()
+for _fn, _x, _d, _k, _m in [('sum', _rf, [-1], True, True), ('mean', _rf, [0, 1], False, False), ('amax', _rf, [1], True, True),
+                            ('max', _rf, [1], False, False), ('min', _ri, [0], True, True), ('argmax', _rf, [-1], True, True),
+                            ('prod', _ri, [0], False, True), ('all', _rb, [1], False, False), ('logsumexp', _rf, [1], True, True),
+                            ('amin', _rf, [0], False, False), ('any', _rb, [0], True, True), ('argmin', _ri, [1], False, False)]:
+    c28('reduce_kw', [_x], fn=_fn, dim=_d, keepdim=_k, method=_m)
+c28('split_kw', [_rf], size=2, dim=-1)
+c28('split_kw', [_rf], size=[1, 1], dim=0)
+c28('chunk_kw', [_rf], chunks=2, dim=1)
+# torch.scatter / Tensor.scatter (src, or a value; reduce='add'); repeated places without reduce
+# are undefined in PyTorch, so the cases write each place once there
+_sz, _ss = torch.zeros(3, 5), torch.arange(1, 11, dtype=torch.float32).reshape(2, 5)
+c28('scatter', [_sz, torch.tensor([[0, 1, 2, 0]]), _ss], dim=0)
+c28('scatter', [_sz, torch.tensor([[0, 1, 2], [0, 4, 3]]), _ss], dim=1)
+c28('scatter', [_sz, torch.tensor([[0, 1, 2], [0, 4, 4]])], dim=-1, value=1.5, reduce='add')
+c28('scatter', [_sz, torch.tensor([[0, 0, 0], [0, 4, 4]]), _ss], dim=1, reduce='add')
+c28('scatter', [torch.tensor([[False, True, True], [True, False, True]]), torch.tensor([[2, 0, 1], [1, 2, 0]]),
+                torch.tensor([[True, False, False], [False, True, True]])], dim=1)
+c28('scatter', [torch.arange(6).reshape(2, 3), torch.tensor([[1], [0]]), torch.tensor([[7], [8]])], dim=1)
+c28('scatter', [torch.zeros(2, 4), torch.tensor([[3, 0], [1, 2]])], dim=1, value=-2.0)
+c28('scatter', [_sz, torch.tensor([[0, 5]]), _ss], dim=1)
+c28('scatter', [_sz, torch.tensor([[0, -1]]), _ss], dim=1)
+c28('scatter', [torch.zeros(1, 2), torch.tensor([[0, 1], [1, 1]]), _ss], dim=1)
+c28('scatter', [_sz, torch.tensor([[0, 1, 2, 3, 4, 0]]), _ss], dim=1)
+# every argument by name, as ports write them (x.softmax(dim=-1), x.gather(dim=1, index=i), torch.cat(xs, dim=-1));
+# tensors: the names of the inputs after the first given by name
+_kx = torch.tensor([[0.5, -1.25, 2.0], [3.0, 0.25, -0.75]])
+_k3 = torch.tensor([[[1.0, -2.0, 0.5]], [[0.25, 4.0, -1.0]]])  # [2, 1, 3]
+for _fn, _x, _kw in [('softmax', _kx, {'dim': -1}), ('softmax', _kx, {'dim': 0, 'dtype': 'float32'}), ('log_softmax', _kx, {'dim': 1}),
+                     ('cumsum', _kx, {'dim': -1}), ('cumsum', _ri, {'dim': 0}), ('cumprod', _kx, {'dim': 1}),
+                     ('norm', _kx, {'p': 2, 'dim': -1, 'keepdim': True}), ('norm', _kx, {'dim': [0, 1]}), ('norm', _kx, {'p': 1, 'dim': 0}),
+                     ('squeeze', _k3, {'dim': 1}), ('unsqueeze', _kx, {'dim': -1}), ('flatten', _k3, {'start_dim': 1}),
+                     ('flatten', _k3, {'start_dim': 0, 'end_dim': 1}), ('transpose', _k3, {'dim0': 0, 'dim1': -1}),
+                     ('narrow', _kx, {'dim': 1, 'start': 1, 'length': 2}), ('tril', _kx, {'diagonal': -1}), ('triu', _kx, {'diagonal': 1}),
+                     ('roll', _kx, {'shifts': 1, 'dims': -1}), ('roll', _kx, {'shifts': [1, -1], 'dims': [0, 1]})]:
+    c28('method_kw', [_x], fn=_fn, kw=_kw)
+c28('method_kw', [_kx, torch.tensor([[2, 0], [1, 1]])], fn='gather', kw={'dim': 1}, tensors=['index'])
+c28('method_kw', [_kx, torch.tensor([1, 0, 1])], fn='index_select', kw={'dim': 0}, tensors=['index'])
+c28('method_kw', [_kx, _kx * 2], fn='cat', kw={'dim': -1})
+c28('method_kw', [_kx, _kx * 2], fn='stack', kw={'dim': 1})
+c28('method_kw', [_kx, _kx > 0], fn='masked_fill', kw={'value': -1.5}, tensors=['mask'])
+c28('method_kw', [_kx], fn='select', kw={'dim': 1, 'index': -1})
+c28('method_kw', [_kx, torch.tensor([2, 0]), torch.ones(2, 2)], fn='index_add', kw={'dim': 1}, tensors=['index', 'source'])
+c28('method_kw', [_kx, torch.tensor([[2, 2, 0], [1, 0, 1]]), torch.ones(2, 3)], fn='scatter_add', kw={'dim': 1}, tensors=['index', 'src'])
+c28('method_kw', [_kx], fn='repeat_interleave', kw={'repeats': 2, 'dim': 0})
+c28('method_kw', [_k3], fn='diagonal', kw={'offset': 1, 'dim1': 0, 'dim2': 2})
+c28('method_kw', [_k3], fn='movedim', kw={'source': 0, 'destination': -1})
+# more in-place forms ports use (x.relu_(), x.clamp_min_(0), x.pow_(2)): a float result into an int64 tensor is refused
+for fn, other in [('neg', None), ('abs', None), ('exp', None), ('log', None), ('sqrt', None), ('rsqrt', None), ('sigmoid', None),
+                  ('tanh', None), ('relu', None), ('erf', None), ('floor', None), ('ceil', None), ('round', None), ('sign', None),
+                  ('square', None), ('reciprocal', None), ('clamp_min', 0.1), ('clamp_max', -0.1), ('pow', 2.0), ('sgn', None),
+                  ('absolute', None), ('negative', None)]:
+    c28('inplace', [torch.tensor([0.5, -0.0, -0.75, 2.5])], fn=fn, other=other)
+for fn, other in [('neg', None), ('abs', None), ('relu', None), ('sqrt', None), ('pow', 2), ('pow', 0.5), ('clamp_min', 0), ('sign', None),
+                  ('square', None), ('exp', None)]:
+    c28('inplace', [torch.tensor([3, -2, 0])], fn=fn, other=other)
 
 
 def call28(op, xs, a):
@@ -750,6 +817,26 @@ def call28(op, xs, a):
         return y
     if op == 'einsum':
         return torch.einsum(a['equation'], *xs)
+    if op == 'reduce_kw':
+        d = a['dim'] if len(a['dim']) > 1 else a['dim'][0]
+        f = getattr(xs[0], a['fn']) if a['method'] else lambda **k: getattr(torch, a['fn'])(xs[0], **k)
+        r = f(dim=d, keepdim=a['keepdim'])
+        return [r.values, r.indices] if a['fn'] in ('max', 'min') else r
+    if op == 'split_kw':
+        return list(xs[0].split(a['size'], dim=a['dim']))
+    if op == 'chunk_kw':
+        return list(torch.chunk(xs[0], a['chunks'], dim=a['dim']))
+    if op == 'method_kw':
+        kw = dict(a['kw'])
+        if 'dtype' in kw:
+            kw['dtype'] = getattr(torch, kw['dtype'])
+        kw.update({n: xs[1 + k] for k, n in enumerate(a.get('tensors', []))})
+        if a['fn'] in ('cat', 'stack'):
+            return getattr(torch, a['fn'])(list(xs), **kw)
+        return getattr(xs[0], a['fn'])(**kw)
+    if op == 'scatter':
+        kw = {'reduce': a['reduce']} if 'reduce' in a else {}
+        return xs[0].scatter(a['dim'], xs[1], xs[2] if len(xs) > 2 else a['value'], **kw)
     if op == 'reduce':
         fn, dim = getattr(torch, a['fn']), a['dim']
         if a['fn'] in ('cumsum', 'cumprod'):

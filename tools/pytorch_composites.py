@@ -453,7 +453,18 @@ def bags_pools():
         size = tuple(out) if isinstance(out, list) else out
         case('adaptiveMaxPool3d', lambda a: F.adaptive_max_pool3d(a, size), [vol], {'outputSize': out})
         case('adaptiveMaxPool3dIndices', lambda a: F.adaptive_max_pool3d(a, size, return_indices=True)[1], [vol], {'outputSize': out}, ())
-    return {'torch_version': torch.__version__, 'cases': cases}
+    # NaN in a window: PyTorch's kernel takes a value that is greater or NaN, so of several NaN the
+    # last in row-major order (torch.max(dim) keeps the first); "NaN" strings, as fixtureNumber reads
+    nan = float('nan')
+    named = lambda x: {'shape': list(x.shape), 'data': ['NaN' if v != v else v for v in x.flatten().tolist()]}
+    img = torch.tensor([[[[1., nan, 3, nan, 0], [5, nan, 9, 1, 2], [nan, 2, 2, 8, nan], [4, 4, -1, nan, 6]]]])
+    vol = torch.cat([img, img.flip(-1)]).reshape(1, 1, 2, 4, 5)
+    nans = []
+    for x, out in ((img, 1), (img, [2, 3]), (img, [3, 2]), (img, [4, 5]), (vol, 1), (vol, [1, 2, 3]), (vol, [2, 3, 2])):
+        pool = F.adaptive_max_pool3d if x.dim() == 5 else F.adaptive_max_pool2d
+        v, i = pool(x, tuple(out) if isinstance(out, list) else out, return_indices=True)
+        nans.append({'outputSize': out, 'input': named(x), 'values': named(v), 'indices': i.flatten().tolist()})
+    return {'torch_version': torch.__version__, 'cases': cases, 'nan': nans}
 
 
 def write(name, value):

@@ -6,7 +6,7 @@
 //   const pool = new om.nn.MaxPool2d(2);
 //   const y = pool.forward(conv.forward(x).relu());
 import { invalid } from '../errors.js';
-import { rand, tidy, optionsArg } from '../tensor.js';
+import { rand, tidy, optionsArg, isOptions } from '../tensor.js';
 import { describe, toI32 } from '../convert.js';
 import { Module } from './module.js';
 import {
@@ -46,6 +46,13 @@ class ConvNd extends Module {
     super();
     const transposed = new.target.transposed === true;
     const extra = transposed ? ['outputPadding'] : [];
+    // kernelSize by name too, as torchvision's BasicConv2d passes it (nn.Conv2d(in, out,
+    // bias=False, **kwargs) with kernel_size in kwargs): new nn.Conv2d(i, o, { kernelSize: 3, bias: false })
+    if (isOptions(kernelSize) && options === undefined) {
+      const { kernelSize: k, ...rest } = kernelSize;
+      if (k === undefined) throw invalid(`${who}: kernelSize is required (as the third argument or an option)`);
+      [kernelSize, options] = [k, rest];
+    }
     const o = optionsArg(options, who, ['stride', 'padding', 'dilation', 'groups', 'bias', 'paddingMode', ...extra]);
     const cin = toI32(inChannels, who, 'inChannels');
     const cout = toI32(outChannels, who, 'outChannels');

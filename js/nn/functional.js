@@ -1,7 +1,9 @@
 // om.nn.functional: the ops as functions, in PyTorch's names (torch.nn.functional).
 export { linear, normalize } from '../ops/linalg.js';
-export { flatten } from '../ops/shape.js';
-export { softmax, logSoftmax, layerNorm, groupNorm, batchNorm, instanceNorm, scaledDotProductAttention } from '../ops/norm.js';
+import { functions } from '../ops/table.js';
+// the op table's functions where they take PyTorch's keywords (F.softmax(x, { dim: -1 }), F.flatten(x, { startDim: 1 }))
+export const { flatten, softmax, logSoftmax } = functions;
+export { layerNorm, groupNorm, batchNorm, instanceNorm, scaledDotProductAttention } from '../ops/norm.js';
 export { embedding, embeddingBag, interpolate } from '../ops/index.js';
 export { oneHot, pixelShuffle, pixelUnshuffle } from '../ops/sort.js';
 export {

@@ -10,7 +10,7 @@
 // else (shapes, channels, groups, block sizes) and name the op and the values when they refuse.
 import { OmError, invalid } from '../errors.js';
 import { requireReady } from '../runtime.js';
-import { Tensor, handle, applyOp, optionsArg, tidy, cat } from '../tensor.js';
+import { Tensor, handle, applyOp, applyAll, optionsArg, tidy } from '../tensor.js';
 import { pad } from './act.js';
 import { describe, toI64 } from '../convert.js';
 
@@ -187,7 +187,7 @@ export function adaptiveAvgPool2d(input, outputSize) {
   return maybeUnbatched(input, 4, (x) => applyOp(who, 'adaptive_avg_pool2d', [handle(x, who, 'input')], attrs));
 }
 
-// ---- adaptive max pools: composed of slices and max along a dim ----
+// ---- adaptive max pools: the C ops adaptive_max_pool2d and adaptive_max_pool3d ----
 
 /** returnIndices given as PyTorch's third argument (a boolean) or as { returnIndices }. */
 function returnIndicesArg(options, who) {
@@ -195,83 +195,67 @@ function returnIndicesArg(options, who) {
   return flag(optionsArg(options, who, ['returnIndices']).returnIndices, false, who, 'returnIndices');
 }
 
-/**
- * The maxima of x over PyTorch's adaptive windows along dim (-1 or -2), n of them, and where
- * each is along dim ([values, int64 indices]): window i is [floor(i size / n), ceil((i + 1) size / n)),
- * one slice (none for the whole axis) and one max with its first index.
- */
-function adaptiveMaxAlong(x, dim, n) {
-  const size = x.shape.at(dim);
-  const parts = Array.from({ length: n }, (_, i) => {
-    const a = Math.floor((i * size) / n), b = Math.ceil(((i + 1) * size) / n);
-    const [v, k] = x.narrow(dim, a, b - a).max(dim, true);
-    return [v, a ? k.add(a) : k];
+/** The op's values (with indices: [values, int64 indices]) on input [N, C, ...] (dims of them) or without N. */
+function adaptiveMax(who, op, dims, input, attrs, indices) {
+  return tidy(() => {
+    const one = input.ndim === dims - 1, x = one ? input.unsqueeze(0) : input;
+    const pair = applyAll(who, op, [handle(x, who, 'input')], attrs, [], 2);
+    const out = one ? pair.map((t) => t.squeeze(0)) : pair;
+    return indices ? out : out[0];
   });
-  return [cat(parts.map((p) => p[0]), dim), cat(parts.map((p) => p[1]), dim)];
 }
 
 /**
  * F.adaptive_max_pool2d(input [N, C, H, W] (or [C, H, W]), outputSize, returnIndices = false):
  * the maximum of each of PyTorch's adaptive windows (outputSize an integer or [oH, oW], null
  * keeping the input's size), with returnIndices also its index into the flattened H x W plane
- * (the first in row-major order where the window has the maximum twice, as PyTorch's kernel).
- * The windows' maxima along W, then along H: a Slice and a max per window when traced.
+ * (the first in row-major order where the window has the maximum twice; of several NaN the last,
+ * as PyTorch's kernel).
  */
 export function adaptiveMaxPool2d(input, outputSize, options = undefined) {
   const who = 'adaptiveMaxPool2d';
   requireReady(who);
   handle(input, who, 'input');
-  const [oh, ow] = adaptiveSizes(outputSize, who).map(Number);
+  const attrs = adaptiveSizes(outputSize, who);
   const indices = returnIndicesArg(options, who);
   if (input.ndim !== 3 && input.ndim !== 4) throw invalid(`${who}: takes [N, C, H, W] or [C, H, W], got [${input.shape}]`);
   const [h, w] = input.shape.slice(-2);
   if (!h || !w) throw invalid(`${who}: the input's H and W must be positive, got [${input.shape}]`);
-  return tidy(() => {
-    const [byRow, col] = adaptiveMaxAlong(input, -1, ow < 0 ? w : ow); // each row's maxima, first column
-    const [v, row] = adaptiveMaxAlong(byRow, -2, oh < 0 ? h : oh);      // the first row holding the maximum
-    return indices ? [v, row.mul(w).add(col.gather(-2, row))] : v;
-  });
+  return adaptiveMax(who, 'adaptive_max_pool2d', 4, input, attrs, indices);
 }
 
 /**
  * F.adaptive_max_pool3d(input [N, C, D, H, W] (or [C, D, H, W]), outputSize, returnIndices = false):
- * as the 2-D pool, one more axis: the windows' maxima along W, then H, then D, and with
- * returnIndices the index into the flattened D x H x W volume of the first maximum in row-major
- * order (the first depth holding it, in it the first row, in that the first column: PyTorch's).
+ * as the 2-D pool, one more axis; returnIndices gives the index into the flattened D x H x W
+ * volume of the first maximum in row-major order (PyTorch's).
  */
 export function adaptiveMaxPool3d(input, outputSize, options = undefined) {
   const who = 'adaptiveMaxPool3d';
   requireReady(who);
   handle(input, who, 'input');
-  const [od, oh, ow] = adaptiveSizes(outputSize, who, 3).map(Number);
+  const attrs = adaptiveSizes(outputSize, who, 3);
   const indices = returnIndicesArg(options, who);
   if (input.ndim !== 4 && input.ndim !== 5) throw invalid(`${who}: takes [N, C, D, H, W] or [C, D, H, W], got [${input.shape}]`);
   const [d, h, w] = input.shape.slice(-3);
   if (!d || !h || !w) throw invalid(`${who}: the input's D, H and W must be positive, got [${input.shape}]`);
-  return tidy(() => {
-    const [byRow, col] = adaptiveMaxAlong(input, -1, ow < 0 ? w : ow);  // [.., D, H, oW]: each row's maxima, first column
-    const [byPlane, row] = adaptiveMaxAlong(byRow, -2, oh < 0 ? h : oh); // [.., D, oH, oW]: first row holding it
-    const [v, depth] = adaptiveMaxAlong(byPlane, -3, od < 0 ? d : od);  // [.., oD, oH, oW]: first depth holding it
-    if (!indices) return v;
-    const r = row.gather(-3, depth), c = col.gather(-2, row).gather(-3, depth); // the row and column at that depth
-    return [v, depth.mul(h * w).add(r.mul(w)).add(c)];
-  });
+  return adaptiveMax(who, 'adaptive_max_pool3d', 5, input, attrs, indices);
 }
 
-/** F.adaptive_max_pool1d(input [N, C, L] (or [C, L]), outputSize, returnIndices = false): as the 2-D pool along L. */
+/** F.adaptive_max_pool1d(input [N, C, L] (or [C, L]), outputSize, returnIndices = false): the 2-D pool over [N, C, 1, L]. */
 export function adaptiveMaxPool1d(input, outputSize, options = undefined) {
   const who = 'adaptiveMaxPool1d';
   requireReady(who);
   handle(input, who, 'input');
   const out = Array.isArray(outputSize) && outputSize.length === 1 ? outputSize[0] : outputSize;
   if (Array.isArray(out) || out === null) throw invalid(`${who}: outputSize must be an integer, got ${describe(outputSize)}`);
-  const [, n] = adaptiveSizes(out, who).map(Number);
+  const [, n] = adaptiveSizes(out, who);
   const indices = returnIndicesArg(options, who);
   if (input.ndim !== 2 && input.ndim !== 3) throw invalid(`${who}: takes [N, C, L] or [C, L], got [${input.shape}]`);
   if (!input.shape.at(-1)) throw invalid(`${who}: the input's L must be positive, got [${input.shape}]`);
   return tidy(() => {
-    const [v, k] = adaptiveMaxAlong(input, -1, n);
-    return indices ? [v, k] : v;
+    // a row's place h W + w is w: the 1-D indices as they are
+    const r = adaptiveMax(who, 'adaptive_max_pool2d', 4, input.unsqueeze(-2), [1n, n], indices);
+    return indices ? r.map((t) => t.squeeze(-2)) : r.squeeze(-2);
   });
 }
 

@@ -284,7 +284,7 @@ export function index(input, indices) {
 }
 
 /**
- * torch.index_put: a copy of input with values written (accumulate: added) at the positions the
+ * torch.index_put: a copy of input with values written (accumulate: added; bool: or-ed) at the positions the
  * int64 index tensors (broadcast together) pick in input's first dims; values is a Tensor of
  * input's dtype or a number. x[i, j] = v in PyTorch is x.indexPut_([i, j], v); one bool index,
  * x[mask] = v, is maskPut.
@@ -334,6 +334,54 @@ function maskPut(input, mask, values, accumulate) {
       return accumulate ? input.add(placed) : placed;
     }
     return where(m, accumulate ? input.add(values) : values, input);
+  });
+}
+
+/**
+ * torch.scatter(input, dim, index, src) and Tensor.scatter(dim, index, src) (src a Tensor of
+ * input's dtype, or a number: PyTorch's value), { reduce: 'add' } also: a copy of input with
+ * out[i_0 .. index[i] .. i_n-1] = src[i] (dim's coordinate taken from index) for every position
+ * i of index, which has input's rank and sizes at most src's and, off dim, input's. Composed as an
+ * indexPut of the positions (aranges off dim, index along it; one ScatterND traced): of repeated
+ * places the last written stays (PyTorch calls it undefined), with reduce 'add' all add up;
+ * gradients as PyTorch's (input's with the written places zeroed, src's gathered at index). An
+ * index outside [0, size) is IndexOutOfRange, checked eagerly (in a trace the values are data).
+ */
+export function scatter(input, dim, index, src, options = undefined) {
+  const who = 'scatter';
+  requireReady(who);
+  handle(input, who, 'input');
+  handle(index, who, 'index');
+  const { reduce = null } = optionsArg(options, who, ['reduce']);
+  if (reduce !== null && reduce !== 'add') throw invalid(`${who}: reduce must be 'add' or null, got ${describe(reduce)} (multiply is not supported)`);
+  const n = input.ndim, d0 = Number(toI64(dim, who, 'dim')), d = d0 < 0 ? d0 + n : d0;
+  if (d < 0 || d >= Math.max(n, 1)) throw new OmError('IndexOutOfRange', `${who}: dim ${d0} is out of range for a tensor of ${n} dims`);
+  if (index.dtype !== 'int64') throw new OmError('DtypeMismatch', `${who}: index must be int64, got ${index.dtype}`);
+  const isTensor = src instanceof Tensor;
+  if (isTensor) handle(src, who, 'src');
+  else if (scalarValue(src) === undefined) throw invalid(`${who}: src must be a Tensor or a number, got ${describe(src)}`);
+  if (isTensor && src.dtype !== input.dtype) throw new OmError('DtypeMismatch', `${who}: src is ${src.dtype}, input ${input.dtype} (they must match, as PyTorch's)`);
+  const bad = (msg) => new OmError('ShapeMismatch', `${who}: index [${index.shape}] ${msg}`);
+  if (index.ndim !== n) throw bad(`must have input [${input.shape}]'s ${n} dims`);
+  index.shape.forEach((k, j) => {
+    if (isTensor && k > (src.shape[j] ?? 1)) throw bad(`is larger than src [${src.shape}] in dim ${j}`);
+    if (j !== d && k > input.shape[j]) throw bad(`is larger than input [${input.shape}] in dim ${j} (only dim ${d} may differ)`);
+  });
+  if (isTensor && src.ndim !== n) throw new OmError('ShapeMismatch', `${who}: src [${src.shape}] must have input [${input.shape}]'s ${n} dims`);
+  if (!omw.trace_active() && index.numel()) {
+    const [lo, hi] = [index.amin().item(), index.amax().item()];
+    const size = input.shape[d] ?? 1;
+    if (lo < 0n || hi >= BigInt(size)) {
+      const v = lo < 0n ? lo : hi;
+      throw new OmError('IndexOutOfRange', `${who}: index ${v} is out of range for dim ${d} of size ${size} (valid: 0 to ${size - 1})`);
+    }
+  }
+  if (!n) return indexPut(input.reshape(1), [index.reshape(1)], isTensor ? src.reshape(1) : src, reduce === 'add').reshape([]);
+  return tidy(() => {
+    const places = index.shape.map((k, j) => (j === d ? index
+      : arange(0, k, { dtype: 'int64' }).reshape(index.shape.map((_, m) => (m === j ? k : 1))).expand(index.shape)));
+    const values = isTensor ? index.shape.reduce((t, k, j) => (t.shape[j] === k ? t : t.narrow(j, 0, k)), src) : src;
+    return indexPut(input, places, values, reduce === 'add');
   });
 }
 

@@ -26,14 +26,28 @@ function optionalHandles(who, pairs) {
 }
 
 /** softmax(input, dim): exp(x - max) / sum along dim (row sums in double). */
-export function softmax(input, dim) {
+export function softmax(input, dim, dtype) {
   requireReady('softmax');
+  if (withDtype(input, dtype, 'softmax')) return tidy(() => softmax(input.to(dtype), dim));
   return applyOp('softmax', 'softmax', [handle(input, 'softmax', 'input')], [toI64(dim, 'softmax', 'dim')]);
 }
 
+/**
+ * Whether PyTorch's dtype argument of softmax/logSoftmax (F.softmax(x, dim=-1, dtype=torch.float32),
+ * as LLaMA and T5 write it) asks for a cast of input first: undefined, null or input's own dtype
+ * do not; another dtype name does (the op then runs on input.to(dtype)).
+ */
+function withDtype(input, dtype, who) {
+  if (dtype === undefined || dtype === null) return false;
+  handle(input, who, 'input');
+  if (typeof dtype !== 'string') throw invalid(`${who}: dtype must be a dtype name, got ${describe(dtype)}`);
+  return dtype !== input.dtype;
+}
+
 /** logSoftmax(input, dim): (x - max) - log(sum(exp(x - max))) along dim. */
-export function logSoftmax(input, dim) {
+export function logSoftmax(input, dim, dtype) {
   requireReady('logSoftmax');
+  if (withDtype(input, dtype, 'logSoftmax')) return tidy(() => logSoftmax(input.to(dtype), dim));
   return applyOp('logSoftmax', 'log_softmax', [handle(input, 'logSoftmax', 'input')], [toI64(dim, 'logSoftmax', 'dim')]);
 }
 

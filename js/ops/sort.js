@@ -7,10 +7,10 @@
 //   const [sorted, order] = x.sort({ dim: 0, descending: true });
 //   const buckets = om.bucketize(x, om.tensor([0, 1, 4]));  // int64 bucket of each element
 //   const up = om.nn.functional.pixelShuffle(feat, 2);       // [N, 4C, H, W] -> [N, C, 2H, 2W]
-import { OmError, invalid } from '../errors.js';
+import { OmError, TraceError, invalid } from '../errors.js';
 import { omw, requireReady, marshal, readU32, checkHandle } from '../runtime.js';
 import { describe, toI64, toI32, toBool } from '../convert.js';
-import { Tensor, handle, wrap, applyAll, valuesIndices, optionsArg, tidy, arange, tensor } from '../tensor.js';
+import { Tensor, handle, wrap, applyAll, valuesIndices, optionsArg, tidy, arange, tensor, rand, where } from '../tensor.js';
 
 /** Options given positionally (PyTorch's order) or as one trailing object of those names. */
 function named(args, names, who) {
@@ -159,3 +159,56 @@ function shuffle(who, up, input, r) {
 export function pixelShuffle(input, upscaleFactor) { return shuffle('pixelShuffle', true, input, upscaleFactor); }
 /** F.pixel_unshuffle(input, downscaleFactor): [..., C, H r, W r] -> [..., C r^2, H, W]. */
 export function pixelUnshuffle(input, downscaleFactor) { return shuffle('pixelUnshuffle', false, input, downscaleFactor); }
+
+/**
+ * torch.multinomial(input, numSamples, replacement = false), also (input, numSamples,
+ * { replacement, seed }): numSamples int64 category indices per row of input (1-D [C] or 2-D
+ * [B, C] non-negative weights, each row with a positive sum), each drawn with probability
+ * proportional to its weight. With replacement: the inverse of the running sum at uniforms
+ * (searchsorted, right: a zero weight is never drawn); without: the Gumbel-top-k rule, the
+ * numSamples largest of log(w) - log(-log(u)) (a draw without replacement, each index at most once;
+ * numSamples at most the row's nonzero weights). The uniforms come from om.rand (om.manualSeed, or
+ * seed as torch.Generator): PyTorch's distribution, not its numbers. Eager only: a graph would
+ * repeat this run's draws, so a traced input is TraceError UnsupportedOperation.
+ */
+export function multinomial(input, numSamples, ...rest) {
+  const who = 'multinomial';
+  requireReady(who);
+  handle(input, who, 'input');
+  const [replacement, seed] = named(rest, ['replacement', 'seed'], who);
+  const withReplacement = toBool(replacement, who, 'replacement');
+  const n = Number(toI64(numSamples, who, 'numSamples'));
+  if (omw.trace_active()) {
+    throw new TraceError('UnsupportedOperation', `${who}: random draws are not traced (the graph would repeat this run's draws for every input)`);
+  }
+  if (input.ndim !== 1 && input.ndim !== 2) throw new OmError('ShapeMismatch', `${who}: takes a 1-D or 2-D tensor of weights, got [${input.shape}]`);
+  if (input.dtype !== 'float32') throw new OmError('DtypeMismatch', `${who}: takes float32 weights, not ${input.dtype}`);
+  const c = input.shape.at(-1);
+  if (n < 1) throw invalid(`${who}: numSamples must be positive, got ${n}`);
+  if (!withReplacement && n > c) throw invalid(`${who}: cannot draw ${n} samples from ${c} categories without replacement`);
+  return tidy(() => {
+    const w = input.ndim === 1 ? input.unsqueeze(0) : input;
+    if (w.lt(0).logicalOr(w.isnan()).logicalOr(w.isinf()).any().item()) {
+      throw invalid(`${who}: the weights hold a negative, infinite or NaN value`);
+    }
+    const sums = w.sum(-1, true);
+    if (w.shape[0] && sums.le(0).any().item()) throw invalid(`${who}: a row of weights sums to 0 (no category to draw)`);
+    if (!withReplacement && w.shape[0] && w.gt(0).sum(-1).lt(n).any().item()) {
+      throw invalid(`${who}: a row has fewer than ${n} nonzero weights to draw without replacement`);
+    }
+    // uniforms: one per draw with replacement, one per category without (its Gumbel key)
+    const u = rand([w.shape[0], withReplacement ? n : c], seed === undefined ? undefined : { seed });
+    let out;
+    if (withReplacement) {
+      // the first category whose running sum exceeds u * total; clamped for a u * total rounding to the end
+      const cdf = w.cumsum(-1);
+      out = searchsorted(cdf, u.mul(sums), { right: true }).clampMax(c - 1);
+    } else {
+      // u kept inside (0, 1) so every positive weight's key is finite; a zero weight's is -inf
+      const gumbel = u.clamp(2 ** -25, 1 - 2 ** -24).log().neg().log().neg();
+      const [, picked] = where(w.gt(0), w.log().add(gumbel), -Infinity).topk(n, -1);
+      out = picked;
+    }
+    return input.ndim === 1 ? out.squeeze(0) : out;
+  });
+}

@@ -19,7 +19,7 @@
 import { toI64, describe } from '../convert.js';
 import { OmError, invalid } from '../errors.js';
 import {
-  Tensor, self, handle, unaryOp, floatOp, applyOp, elementwise, meshgrid, cat, stack, optionsArg,
+  Tensor, self, handle, unaryOp, floatOp, applyOp, elementwise, meshgrid, cat, stack, optionsArg, isOptions,
 } from '../tensor.js';
 import { requireReady, omw } from '../runtime.js';
 import * as shape from './shape.js';
@@ -95,6 +95,33 @@ const attrs = (op, signature) => ({
 /** A hand-written function (its family file checks the arguments). */
 const impl = (fn) => ({ build: () => fn });
 
+/**
+ * PyTorch's keyword arguments for a row whose function takes positional ones after the tensor:
+ * names are those parameters in order, and a trailing plain object gives any of them by name, so
+ * a port's x.sum(dim=-1, keepdim=True) is x.sum({ dim: -1, keepdim: true }) (or x.sum(-1,
+ * { keepdim: true })) and x.split(2, dim=-1) is x.split(2, { dim: -1 }). A name the op lacks, or
+ * one given both by position and by name, is InvalidArgument, as PyTorch's TypeError.
+ */
+const keywords = (names, how) => ({
+  ...how,
+  build: (name) => {
+    const fn = how.build(name);
+    return (input, ...args) => {
+      if (!args.length || !isOptions(args[args.length - 1])) return fn(input, ...args);
+      const all = args.slice(0, -1), given = all.length;
+      if (given > names.length) throw invalid(`${name}: takes ${names.join(', ')} after the tensor, got ${given} arguments and options`);
+      for (const [k, v] of Object.entries(args[args.length - 1])) {
+        const i = names.indexOf(k);
+        if (i < 0) throw invalid(`${name}: unknown option '${k}' (expected ${names.join(', ')})`);
+        if (i < given) throw invalid(`${name}: got ${k} twice, as argument ${i + 1} after the tensor and as an option`);
+        all[i] = v;
+      }
+      return fn(input, ...all);
+    };
+  },
+});
+const DIM_KEEPDIM = ['dim', 'keepdim'];
+
 const M = 'method', F = 'function', MF = 'method, function';
 
 /** [JS name, argument handling, installed as, in-place form] */
@@ -107,7 +134,7 @@ export const OPS = [
   ['divide', division(), MF, 'divide_'], // torch.divide: div's other name
   ['trueDivide', division(null), MF, 'trueDivide_'],
   ['floorDivide', division('floor'), MF, 'floorDivide_'],
-  ['pow', power, MF],
+  ['pow', power, MF, 'pow_'],
   ['eq', binary('eq'), MF],
   ['ne', binary('ne'), MF],
   ['lt', binary('lt'), MF],
@@ -126,16 +153,16 @@ export const OPS = [
   ['bitwiseOr', binary('bitwise_or'), MF, 'bitwiseOr_'],
   ['bitwiseXor', binary('bitwise_xor'), MF, 'bitwiseXor_'],
   // elementwise functions of one tensor (integers promoted to float32 where PyTorch does)
-  ['neg', unary('neg'), MF],
-  ['abs', unary('abs'), MF],
-  ['sign', unary('sign'), MF],
-  ['floor', unary('floor'), MF], // int64 kept, as PyTorch
-  ['ceil', unary('ceil'), MF],
-  ['round', unary('round'), MF], // halves to even (torch.round)
-  ['exp', float('exp'), MF],
-  ['log', float('log'), MF],
-  ['sqrt', float('sqrt'), MF],
-  ['rsqrt', float('rsqrt'), MF],
+  ['neg', unary('neg'), MF, 'neg_'],
+  ['abs', unary('abs'), MF, 'abs_'],
+  ['sign', unary('sign'), MF, 'sign_'],
+  ['floor', unary('floor'), MF, 'floor_'], // int64 kept, as PyTorch
+  ['ceil', unary('ceil'), MF, 'ceil_'],
+  ['round', unary('round'), MF, 'round_'], // halves to even (torch.round)
+  ['exp', float('exp'), MF, 'exp_'],
+  ['log', float('log'), MF, 'log_'],
+  ['sqrt', float('sqrt'), MF, 'sqrt_'],
+  ['rsqrt', float('rsqrt'), MF, 'rsqrt_'],
   ['sin', unary('sin'), MF, 'sin_'],
   ['cos', unary('cos'), MF, 'cos_'],
   ['tan', unary('tan'), MF, 'tan_'],
@@ -151,27 +178,30 @@ export const OPS = [
   ['bitwiseNot', unary('bitwise_not'), MF, 'bitwiseNot_'],
   ['clone', unary('clone'), MF],
   // activations and the misc ops (js/ops/act.js; om.nn.functional has the functions)
-  ['relu', impl(act.relu), MF],
-  ['sigmoid', impl(act.sigmoid), MF],
-  ['tanh', impl(act.tanh), MF],
-  ['erf', impl(act.erf), MF],
-  ['clamp', impl(act.clamp), MF],
-  ['clip', impl(act.clamp), MF],
-  ['cumsum', impl(act.cumsum), MF],
-  ['maskedFill', impl(act.maskedFill), MF, 'maskedFill_'],
-  ['square', impl(act.square), MF],
+  ['relu', impl(act.relu), MF, 'relu_'],
+  ['sigmoid', impl(act.sigmoid), MF, 'sigmoid_'],
+  ['tanh', impl(act.tanh), MF, 'tanh_'],
+  ['erf', impl(act.erf), MF, 'erf_'],
+  ['clamp', impl(act.clamp), MF, 'clamp_'],
+  ['clip', impl(act.clamp), MF, 'clip_'],
+  ['cumsum', keywords(['dim'], impl(act.cumsum)), MF],
+  ['maskedFill', keywords(['mask', 'value'], impl(act.maskedFill)), MF, 'maskedFill_'],
+  ['square', impl(act.square), MF, 'square_'],
   ['isnan', impl(act.isnan), MF],
   ['isinf', impl(act.isinf), MF],
   ['isfinite', impl(act.isfinite), MF],
-  ['softmax', impl(norm.softmax), MF],
-  ['logSoftmax', impl(norm.logSoftmax), MF],
+  ['softmax', keywords(['dim', 'dtype'], impl(norm.softmax)), MF],
+  ['logSoftmax', keywords(['dim', 'dtype'], impl(norm.logSoftmax)), MF],
   // dtype
   ['to', impl(shape.to), M],
   ['float', impl((input) => shape.to(input, 'float32')), M],
   ['long', impl((input) => shape.to(input, 'int64')), M],
   ['bool', impl((input) => shape.to(input, 'bool')), M],
+  ['double', impl((input) => shape.to(input, 'float64')), M],
   // shape or dtype from another tensor, new tensors of this one's dtype (js/ops/like.js)
   ['expandAs', impl(like.expandAs), M],
+  ['normal_', keywords(['mean', 'std'], impl(like.normal_)), M], // in place by itself: no out-of-place form
+  ['uniform_', keywords(['from', 'to'], impl(like.uniform_)), M],
   ['viewAs', impl(like.viewAs), M],
   ['reshapeAs', impl(like.reshapeAs), M],
   ['typeAs', impl(like.typeAs), M],
@@ -184,55 +214,56 @@ export const OPS = [
   ['reshape', impl(shape.reshape), MF],
   ['view', impl(shape.view), M],
   ['permute', impl(shape.permute), MF],
-  ['transpose', impl(shape.transpose), MF],
+  ['transpose', keywords(['dim0', 'dim1'], impl(shape.transpose)), MF],
   ['swapaxes', impl(shape.transpose), MF], // torch.swapaxes and torch.swapdims: transpose's other names
   ['swapdims', impl(shape.transpose), MF],
   ['expand', impl(shape.expand), M],
   ['slice', impl(shape.slice), M],
-  ['narrow', impl(shape.narrow), MF],
-  ['select', attrs('select', 'input, dim: int, index: int'), MF],
+  ['narrow', keywords(['dim', 'start', 'length'], impl(shape.narrow)), MF],
+  ['select', keywords(['dim', 'index'], attrs('select', 'input, dim: int, index: int')), MF],
   ['unfold', attrs('unfold_dim', 'input, dimension: int, size: int, step: int'), M],
   ['sliceScatter', impl(shape.sliceScatter), MF],
   ['selectScatter', impl(shape.selectScatter), MF],
   ['asStrided', impl(shape.asStrided), MF],
   ['asStridedScatter', impl(shape.asStridedScatter), MF],
-  ['squeeze', impl(shape.squeeze), MF],
-  ['unsqueeze', attrs('unsqueeze', 'input, dim: int'), MF],
+  ['squeeze', keywords(['dim'], impl(shape.squeeze)), MF],
+  ['unsqueeze', keywords(['dim'], attrs('unsqueeze', 'input, dim: int')), MF],
   ['contiguous', impl(shape.contiguous), M],
   ['detach', impl(shape.detach), MF],
   ['t', impl(shape.t), MF],
-  ['flatten', impl(shape.flatten), MF],
-  ['split', impl(shape.split), MF],
-  ['chunk', impl(shape.chunk), MF],
+  ['flatten', keywords(['startDim', 'endDim'], impl(shape.flatten)), MF],
+  ['split', keywords(['splitSizeOrSections', 'dim'], impl(shape.split)), MF],
+  ['chunk', keywords(['chunks', 'dim'], impl(shape.chunk)), MF],
   ['unbind', impl(shape.unbind), MF],
-  ['roll', impl(shape.roll), MF],
-  ['tril', attrs('tril', 'input, k: int = 0'), MF, 'tril_'],
-  ['triu', attrs('triu', 'input, k: int = 0'), MF, 'triu_'],
-  ['cat', impl(cat), F],
-  ['stack', impl(stack), F],
+  ['roll', keywords(['shifts', 'dims'], impl(shape.roll)), MF],
+  ['tril', keywords(['diagonal'], attrs('tril', 'input, k: int = 0')), MF, 'tril_'],
+  ['triu', keywords(['diagonal'], attrs('triu', 'input, k: int = 0')), MF, 'triu_'],
+  ['cat', keywords(['dim'], impl(cat)), F],
+  ['stack', keywords(['dim'], impl(stack)), F],
   ['meshgrid', impl(meshgrid), F],
   ['where', impl(indexing.whereOrNonzero), F], // where(condition) alone: nonzero(condition, { asTuple: true })
   // Tensor.where(condition, other): torch.where(condition, this, other), PyTorch's method order
   ['where', impl((input, condition, other) => indexing.whereOrNonzero(condition, input, other)), M],
   // reductions (js/ops/reduce.js)
-  ['sum', impl(reduce.sum), MF],
-  ['mean', impl(reduce.mean), MF],
-  ['amax', impl(reduce.amax), MF],
-  ['amin', impl(reduce.amin), MF],
-  ['max', impl(reduce.max), MF],
-  ['min', impl(reduce.min), MF],
-  ['argmax', impl(reduce.argmax), MF],
-  ['argmin', impl(reduce.argmin), MF],
+  ['sum', keywords(DIM_KEEPDIM, impl(reduce.sum)), MF],
+  ['mean', keywords(DIM_KEEPDIM, impl(reduce.mean)), MF],
+  ['amax', keywords(DIM_KEEPDIM, impl(reduce.amax)), MF],
+  ['amin', keywords(DIM_KEEPDIM, impl(reduce.amin)), MF],
+  ['max', keywords(DIM_KEEPDIM, impl(reduce.max)), MF],
+  ['min', keywords(DIM_KEEPDIM, impl(reduce.min)), MF],
+  ['argmax', keywords(DIM_KEEPDIM, impl(reduce.argmax)), MF],
+  ['argmin', keywords(DIM_KEEPDIM, impl(reduce.argmin)), MF],
   ['var', impl(reduce.variance), MF],
   ['std', impl(reduce.std), MF],
-  ['all', impl(reduce.all), MF],
-  ['any', impl(reduce.any), MF],
-  ['logsumexp', impl(reduce.logsumexp), MF],
+  ['all', keywords(DIM_KEEPDIM, impl(reduce.all)), MF],
+  ['any', keywords(DIM_KEEPDIM, impl(reduce.any)), MF],
+  ['logsumexp', keywords(DIM_KEEPDIM, impl(reduce.logsumexp)), MF],
   // indexing (js/ops/index.js)
-  ['indexSelect', attrs('index_select', 'input, dim: int, index'), MF],
-  ['gather', attrs('gather', 'input, dim: int, index'), MF],
-  ['indexAdd', attrs('index_add', 'input, dim: int, index, source'), MF],
-  ['scatterAdd', attrs('scatter_add', 'input, dim: int, index, src'), MF],
+  ['indexSelect', keywords(['dim', 'index'], attrs('index_select', 'input, dim: int, index')), MF],
+  ['gather', keywords(['dim', 'index'], attrs('gather', 'input, dim: int, index')), MF],
+  ['indexAdd', keywords(['dim', 'index', 'source'], attrs('index_add', 'input, dim: int, index, source')), MF],
+  ['scatterAdd', keywords(['dim', 'index', 'src'], attrs('scatter_add', 'input, dim: int, index, src')), MF],
+  ['scatter', impl(indexing.scatter), MF, 'scatter_'],
   ['maskedScatter', impl(indexing.maskedScatter), MF, 'maskedScatter_'],
   ['index', impl(indexing.index), MF],
   ['nonzero', impl(indexing.nonzero), MF], // sizes the values decide: DataDependent in a trace
@@ -241,11 +272,12 @@ export const OPS = [
   ['indexPut', impl(indexing.indexPut), MF, 'indexPut_'],
   // sorting and repeats (js/ops/sort.js)
   ['topk', impl(sorting.topk), MF],
+  ['multinomial', impl(sorting.multinomial), MF],
   ['sort', impl(sorting.sort), MF],
   ['argsort', impl(sorting.argsort), MF],
   ['searchsorted', impl(sorting.searchsorted), F],
   ['bucketize', impl(sorting.bucketize), F],
-  ['repeatInterleave', impl(sorting.repeatInterleave), MF],
+  ['repeatInterleave', keywords(['repeats', 'dim'], impl(sorting.repeatInterleave)), MF],
   ['trilIndices', impl(sorting.trilIndices), F],
   ['triuIndices', impl(sorting.triuIndices), F],
   ['pixelShuffle', impl(sorting.pixelShuffle), F], // torch.pixel_shuffle, also om.nn.functional's
@@ -258,22 +290,22 @@ export const OPS = [
   ['bmm', impl(linalg.bmm), MF],
   ['outer', impl(linalg.outer), MF],
   ['dot', impl(linalg.dot), MF],
-  ['norm', impl(linalg.norm), MF],
+  ['norm', keywords(['p', 'dim', 'keepdim'], impl(linalg.norm)), MF],
   // issue 28's ops PyTorch users expect
   ['log1p', unary('log1p'), MF], // exact near 0 (integers promoted to float32)
   ['expm1', unary('expm1'), MF],
   ['flip', impl(shape.flip), MF],
   ['repeat', impl(shape.repeat), M],
   ['tile', impl(shape.tile), MF],
-  ['prod', impl(reduce.prod), MF],
-  ['cumprod', impl(act.cumprod), MF],
-  ['diagonal', impl(shape.diagonal), MF],
+  ['prod', keywords(DIM_KEEPDIM, impl(reduce.prod)), MF],
+  ['cumprod', keywords(['dim'], impl(act.cumprod)), MF],
+  ['diagonal', keywords(['offset', 'dim1', 'dim2'], impl(shape.diagonal)), MF],
   ['diag', impl(shape.diag), MF],
   ['fillDiagonal_', impl(shape.fillDiagonal_), M],
   // PyTorch's other names of ops above (torch.absolute, torch.multiply, ...)
-  ['absolute', unary('abs'), MF],
-  ['negative', unary('neg'), MF],
-  ['sgn', unary('sign'), MF], // sign of real numbers
+  ['absolute', unary('abs'), MF, 'absolute_'],
+  ['negative', unary('neg'), MF, 'negative_'],
+  ['sgn', unary('sign'), MF, 'sgn_'], // sign of real numbers
   ['multiply', binary('mul'), MF, 'multiply_'],
   ['subtract', binary('sub'), MF, 'subtract_'],
   ['greater', binary('gt'), MF],
@@ -288,7 +320,7 @@ export const OPS = [
   ['arccosh', unary('acosh'), MF, 'arccosh_'],
   ['arctanh', unary('atanh'), MF, 'arctanh_'],
   ['arctan2', binary('atan2'), MF, 'arctan2_'],
-  ['moveaxis', impl(arith.movedim), MF],
+  ['moveaxis', keywords(['source', 'destination'], impl(arith.movedim)), MF],
   // compositions PyTorch ports reach for (js/ops/arith.js)
   ['addcmul', impl(arith.addcmul), MF, 'addcmul_'],
   ['addcdiv', impl(arith.addcdiv), MF, 'addcdiv_'],
@@ -305,7 +337,7 @@ export const OPS = [
   ['fliplr', impl(arith.fliplr), MF],
   ['flipud', impl(arith.flipud), MF],
   ['rot90', impl(arith.rot90), MF],
-  ['movedim', impl(arith.movedim), MF],
+  ['movedim', keywords(['source', 'destination'], impl(arith.movedim)), MF],
   ['narrowCopy', impl(arith.narrowCopy), MF],
   ['tensorSplit', impl(arith.tensorSplit), MF],
   ['hsplit', impl(arith.hsplit), MF],
@@ -323,10 +355,10 @@ export const OPS = [
   ['exp2', impl(arith.exp2), MF],
   ['log2', impl(arith.log2), MF],
   ['log10', impl(arith.log10), MF],
-  ['reciprocal', impl(arith.reciprocal), MF],
+  ['reciprocal', impl(arith.reciprocal), MF, 'reciprocal_'],
   ['frac', impl(arith.frac), MF],
-  ['clampMin', impl(arith.clampMin), MF],
-  ['clampMax', impl(arith.clampMax), MF],
+  ['clampMin', impl(arith.clampMin), MF, 'clampMin_'],
+  ['clampMax', impl(arith.clampMax), MF, 'clampMax_'],
   ['hypot', impl(arith.hypot), MF],
   ['logaddexp', impl(arith.logaddexp), MF],
   ['fmax', impl(arith.fmax), MF],

@@ -1786,8 +1786,9 @@ om_tensor *om_avg_pool3d(om_tensor *x, const int64_t kernel[3], const int64_t st
  * [floor(i*in/n), ceil((i+1)*in/n)) along each spatial axis. One kernel for both: the 2-D pool is
  * the 3-D one with a depth of 1 (one cell [0, 1)), which sums in the same order. ---- */
 
-/* The spatial dims of an adaptive pool: 3 for adaptive_avg_pool3d, else 2. */
-static int adaptive_dims(om_op op) { return op == OM_OP_adaptive_avg_pool3d ? 3 : 2; }
+/* The spatial dims of an adaptive pool: 3 for the 3-D ones, else 2. */
+static int adaptive_dims(om_op op) { return op == OM_OP_adaptive_avg_pool3d || op == OM_OP_adaptive_max_pool3d ? 3 : 2; }
+static bool is_adaptive_max(om_op op) { return op == OM_OP_adaptive_max_pool2d || op == OM_OP_adaptive_max_pool3d; }
 
 static bool infer_adaptive(om_call *c) {
   const om_tensor *x = c->in[0];
@@ -1811,6 +1812,10 @@ static bool infer_adaptive(om_call *c) {
     if (c->attrs.i[i] < 1)
       return om__fail(OM_ERR_INVALID_ARGUMENT, "%s: output size must be positive (or -1 for the input's), got %lld", name, (long long)c->attrs.i[i]);
     c->out_meta[0].shape[2 + i] = c->attrs.i[i];
+  }
+  if (is_adaptive_max(c->op)) { /* the indices: each maximum's place in its flattened plane (volume) */
+    c->out_meta[1] = c->out_meta[0];
+    c->out_meta[1].dtype = OM_INT64;
   }
   return true;
 }
@@ -2144,6 +2149,283 @@ om_tensor *om_adaptive_avg_pool2d(om_tensor *x, const int64_t output_size[2]) {
 om_tensor *om_adaptive_avg_pool3d(om_tensor *x, const int64_t output_size[3]) {
   om_attrs a = {.n_i = 3, .i = {output_size[0], output_size[1], output_size[2]}};
   return apply_maybe_unbatched(OM_OP_adaptive_avg_pool3d, &x, 1, &a, 5);
+}
+
+/* ---- adaptive_max_pool2d, adaptive_max_pool3d: PyTorch's adaptive cells (cell_start, cell_end),
+ * each cell's maximum and its place in the flattened input plane (2-D: h W + w) or volume (3-D:
+ * (d H + h) W + w), as F.adaptive_max_pool2d(..., return_indices=True) gives them. One kernel for
+ * both, the 2-D pool at a depth of 1. ----
+ *   x [N, C, H, W] -> values [N, C, oH, oW], indices int64 [N, C, oH, oW]   (3-D: D and oD too)
+ * PyTorch's CPU kernel's rule: a cell starts at -inf with its first place, and a value replaces
+ * the best when greater or NaN, so ties keep the first place in row-major order and of several
+ * NaN the last wins (torch.max(dim) keeps the first NaN: a composition of it differed here). */
+
+/* in[planes, D, H, W] pooled to os {oD, oH, oW}: out the cells' maxima, idx their places. */
+static void adaptive_max_run(const int64_t in[4], const int64_t os[3], const float *x, float *out, int64_t *idx) {
+  const int64_t d = in[1], h = in[2], w = in[3];
+  for (int64_t p = 0; p < in[0]; p++)
+    for (int64_t z = 0; z < os[0]; z++)
+      for (int64_t y = 0; y < os[1]; y++)
+        for (int64_t xo = 0; xo < os[2]; xo++) {
+          int64_t z0 = cell_start(z, d, os[0]), z1 = cell_end(z, d, os[0]);
+          int64_t y0 = cell_start(y, h, os[1]), y1 = cell_end(y, h, os[1]);
+          int64_t x0 = cell_start(xo, w, os[2]), x1 = cell_end(xo, w, os[2]);
+          const float *plane = x + p * d * h * w;
+          float best = -INFINITY;
+          int64_t at = (z0 * h + y0) * w + x0;
+          for (int64_t iz = z0; iz < z1; iz++)
+            for (int64_t iy = y0; iy < y1; iy++)
+              for (int64_t ix = x0; ix < x1; ix++) {
+                int64_t k = (iz * h + iy) * w + ix;
+                float v = plane[k];
+                if (v > best || v != v) {
+                  best = v;
+                  at = k;
+                }
+              }
+          int64_t o = ((p * os[0] + z) * os[1] + y) * os[2] + xo;
+          out[o] = best;
+          idx[o] = at;
+        }
+}
+
+static bool forward_adaptive_max(om_call *c) {
+  bool own;
+  const float *x = dense(c->in[0], &own, om_op_name(c->op));
+  if (!x) return false;
+  int64_t in[4], os[3];
+  adaptive_geometry(c->op, c->in[0]->shape, c->attrs.i, in, os);
+  adaptive_max_run(in, os, x, (float *)om__data(c->out[0]), (int64_t *)om__data(c->out[1]));
+  if (own) free((void *)x);
+  return true;
+}
+
+/* dx = zeros [N, C, plane].scatter_add(2, indices, dout), as [N, C, plane] then x's shape: public
+ * ops, so the gradient is itself differentiable in dout (a place chosen by several overlapping
+ * cells gets each one's gradient, as PyTorch's). */
+static bool adaptive_max_backward(const om_record *r, om_tensor *const *g, om_tensor **gin) {
+  const om_tensor *x = r->in[0];
+  const int k = adaptive_dims(r->op);
+  int64_t flat_in[3] = {x->shape[0], x->shape[1], 1}, flat_out[3] = {x->shape[0], x->shape[1], 1};
+  for (int i = 0; i < k; i++) {
+    flat_in[2] *= x->shape[2 + i];
+    flat_out[2] *= g[0]->shape[2 + i];
+  }
+  om_scope s = {0};
+  om_tensor *z = om__keep(&s, om_zeros(flat_in, 3, OM_FLOAT32));
+  om_tensor *idx = om__keep(&s, om_reshape(r->saved[1], flat_out, 3));
+  om_tensor *gy = om__keep(&s, om_reshape(g[0], flat_out, 3));
+  om_tensor *dx = z && idx && gy ? om__keep(&s, om_scatter_add(z, 2, idx, gy)) : NULL;
+  gin[0] = dx ? om_reshape(dx, x->shape, x->ndim) : NULL;
+  om__scope_end(&s);
+  return gin[0] != NULL;
+}
+
+/* Axis a (2 + spatial index) of the value being pooled, o cells, as the graph sees it: start, the
+ * cells' first places ([o] int64), and table, [o, kmax] int64, cell i's places start_i + j for j
+ * below kmax (the widest cell), clamped to the cell's last (repeating it changes no maximum, and
+ * ArgMax's first pick stays the first). A fixed axis: constants. An output that keeps a symbolic
+ * axis (cells of one): start = Range(0, n), table = it as [n, 1]. A fixed output over a symbolic
+ * axis: the cells computed from the run-time size n, start = i n / o, end = ((i + 1) n + o - 1) / o
+ * (int64 Div floors these non-negative values), kmax = ReduceMax(end - start), table = Min(start
+ * + Range(0, kmax), end - 1). *kmax_ex: the example's kmax (the values' metas). false on error. */
+static bool max_cells(om_lower *l, const om_call *c, int a, int64_t o, int *start, int *table, int64_t *kmax_ex) {
+  const int64_t n = c->in[0]->shape[a];
+  *kmax_ex = 0;
+  for (int64_t i = 0; i < o; i++)
+    if (cell_end(i, n, o) - cell_start(i, n, o) > *kmax_ex) *kmax_ex = cell_end(i, n, o) - cell_start(i, n, o);
+  om_meta col = {.dtype = OM_INT64, .ndim = 2, .shape = {o, 1}}, row = {.dtype = OM_INT64, .ndim = 1, .shape = {o}};
+  om_meta tab = {.dtype = OM_INT64, .ndim = 2, .shape = {o, *kmax_ex}};
+  if (om__lower_in_ext(l, 0, a) < 0) { /* fixed: constants */
+    int64_t *v = om__alloc(sizeof(int64_t) * (uint64_t)(o + o * *kmax_ex), om_op_name(c->op));
+    if (!v) return false;
+    for (int64_t i = 0; i < o; i++) {
+      v[i] = cell_start(i, n, o);
+      for (int64_t j = 0; j < *kmax_ex; j++) {
+        int64_t at = v[i] + j, last = cell_end(i, n, o) - 1;
+        v[o + i * *kmax_ex + j] = at < last ? at : last;
+      }
+    }
+    int flat = om__lower_ints(l, v + o, (int)(o * *kmax_ex)), shape = om__lower_ints(l, tab.shape, 2);
+    *start = om__lower_ints(l, v, (int)o);
+    free(v);
+    return flat >= 0 && shape >= 0 && *start >= 0 && om__emit(l, "Reshape", (int[]){flat, shape}, 2, &tab, 1, table, NULL, 0);
+  }
+  int size = om__lower_x_scalar(l, om__lower_in_x(l, 0, a)), zero = om__lower_ints(l, &(int64_t){0}, -1),
+      one = om__lower_ints(l, &(int64_t){1}, -1), ax1 = om__lower_ints(l, &(int64_t){1}, 1);
+  if (size < 0 || zero < 0 || one < 0 || ax1 < 0) return false;
+  if (om__lower_out_ext(l, 0, a) >= 0) /* the output keeps the symbolic axis: cells of one */
+    return om__emit(l, "Range", (int[]){zero, size, one}, 3, &row, 1, start, NULL, 0) &&
+           om__emit(l, "Unsqueeze", (int[]){*start, ax1}, 2, &col, 1, table, NULL, 0);
+  int64_t *idx = om__alloc(sizeof(int64_t) * (uint64_t)(2 * o), om_op_name(c->op));
+  if (!idx) return false;
+  for (int64_t i = 0; i < 2 * o; i++) idx[i] = i < o ? i : i - o + 1;
+  int first = om__lower_ints(l, idx, (int)o), next = om__lower_ints(l, idx + o, (int)o);
+  free(idx);
+  int on = om__lower_ints(l, &o, -1), rest = om__lower_ints(l, &(int64_t){o - 1}, -1), lo, hi, len, km, j, at, last;
+  om_meta scalar = {.dtype = OM_INT64, .ndim = 0}, iota = {.dtype = OM_INT64, .ndim = 1, .shape = {*kmax_ex}};
+  return first >= 0 && next >= 0 && on >= 0 && rest >= 0 &&
+         om__emit(l, "Mul", (int[]){first, size}, 2, &row, 1, &lo, NULL, 0) && om__emit(l, "Div", (int[]){lo, on}, 2, &row, 1, start, NULL, 0) &&
+         om__emit(l, "Mul", (int[]){next, size}, 2, &row, 1, &hi, NULL, 0) && om__emit(l, "Add", (int[]){hi, rest}, 2, &row, 1, &hi, NULL, 0) &&
+         om__emit(l, "Div", (int[]){hi, on}, 2, &row, 1, &hi, NULL, 0) && om__emit(l, "Sub", (int[]){hi, *start}, 2, &row, 1, &len, NULL, 0) &&
+         om__emit(l, "ReduceMax", &len, 1, &scalar, 1, &km, &OM_ATTR_INT("keepdims", 0), 1) &&
+         om__emit(l, "Range", (int[]){zero, km, one}, 3, &iota, 1, &j, NULL, 0) &&
+         om__emit(l, "Unsqueeze", (int[]){*start, ax1}, 2, &col, 1, &at, NULL, 0) &&
+         om__emit(l, "Add", (int[]){at, j}, 2, &tab, 1, &at, NULL, 0) &&
+         om__emit(l, "Sub", (int[]){hi, one}, 2, &row, 1, &last, NULL, 0) &&
+         om__emit(l, "Unsqueeze", (int[]){last, ax1}, 2, &col, 1, &last, NULL, 0) &&
+         om__emit(l, "Min", (int[]){at, last}, 2, &tab, 1, table, NULL, 0);
+}
+
+/* One axis a of the composition: v (of meta *vm) -> the cells' maxima along a (*v, *vm updated)
+ * and where each is along a (*pos, int64 of the new *vm): Gather(v, table, axis a) puts [o, kmax]
+ * at a, ReduceMax and ArgMax (select_last_index 0: the first) over the kmax axis, plus the cell's
+ * start. false on error. */
+static bool max_axis(om_lower *l, const om_call *c, int a, int64_t o, int *v, om_meta *vm, int *pos) {
+  int start, table;
+  int64_t kmax;
+  if (!max_cells(l, c, a, o, &start, &table, &kmax)) return false;
+  om_meta gm = {.dtype = OM_FLOAT32, .ndim = vm->ndim + 1}, mm = *vm, im;
+  for (int d = 0; d < gm.ndim; d++) gm.shape[d] = d < a ? vm->shape[d] : d == a ? o : d == a + 1 ? kmax : vm->shape[d - 1];
+  mm.shape[a] = o;
+  im = mm;
+  im.dtype = OM_INT64;
+  /* start as [o, 1, ...] with a 1 per axis after a, to add along a */
+  om_meta sm = {.dtype = OM_INT64, .ndim = vm->ndim - a};
+  sm.shape[0] = o;
+  for (int d = 1; d < sm.ndim; d++) sm.shape[d] = 1;
+  int64_t sshape[OM_MAX_DIMS];
+  memcpy(sshape, sm.shape, sizeof sshape);
+  sshape[0] = -1;
+  int g, k, sv, axes = om__lower_ints(l, &(int64_t){a + 1}, 1), shape = om__lower_ints(l, sshape, sm.ndim);
+  om_gattr arg[3] = {OM_ATTR_INT("axis", a + 1), OM_ATTR_INT("keepdims", 0), OM_ATTR_INT("select_last_index", 0)};
+  if (axes < 0 || shape < 0 || !om__emit(l, "Gather", (int[]){*v, table}, 2, &gm, 1, &g, &OM_ATTR_INT("axis", a), 1) ||
+      !om__emit(l, "ReduceMax", (int[]){g, axes}, 2, &mm, 1, v, &OM_ATTR_INT("keepdims", 0), 1) ||
+      !om__emit(l, "ArgMax", &g, 1, &im, 1, &k, arg, 3) ||
+      !om__emit(l, "Reshape", (int[]){start, shape}, 2, &sm, 1, &sv, NULL, 0) ||
+      !om__emit(l, "Add", (int[]){k, sv}, 2, &im, 1, pos, NULL, 0))
+    return false;
+  *vm = mm;
+  return true;
+}
+
+/* The size of input axis a as an int64 [1] value (a constant when fixed). */
+static int axis_size(om_lower *l, int a) { return om__lower_x_value(l, om__lower_in_x(l, 0, a)); }
+
+/* The composition, exact for every cell (uneven, overlapping, moving with a symbolic size): the
+ * maxima along W (max_axis), then along H (then D), each pass keeping the first place of the
+ * maximum, so the pick is the first in row-major order, the kernel's. The index: the row chosen,
+ * the column chosen in that row (GatherElements of the W pass's places by the row), row W + col
+ * (3-D: the depth chosen, its row and column, (depth H + row) W + col). values_out: whether this
+ * writes output 0 (lower_adaptive_max writes it with MaxPool where the cells are even). */
+static bool lower_adaptive_max_cells(om_lower *l, const om_call *c, bool values_out) {
+  const int k = adaptive_dims(c->op), r = 2 + k;
+  om_meta vm = {.dtype = OM_FLOAT32, .ndim = r};
+  memcpy(vm.shape, c->in[0]->shape, sizeof(int64_t) * (size_t)r);
+  int v = om__lower_input(l, 0), pos[3];
+  om_meta pm[3];
+  if (v < 0) return false;
+  for (int a = r - 1; a >= 2; a--) {
+    if (!max_axis(l, c, a, c->out_meta[0].shape[a], &v, &vm, &pos[a - 2])) return false;
+    pm[a - 2] = vm;
+    pm[a - 2].dtype = OM_INT64;
+  }
+  if (values_out) om__lower_output(l, 0, v);
+  /* place[i]: the place along spatial axis i of each output cell's pick: the outer pass's own
+   * (pos[0]), an inner pass's read at the outer passes' choices */
+  om_meta im = c->out_meta[1];
+  int place[3] = {pos[0], -1, -1};
+  if (k == 2) {
+    if (!om__emit(l, "GatherElements", (int[]){pos[1], pos[0]}, 2, &im, 1, &place[1], &OM_ATTR_INT("axis", 2), 1)) return false;
+  } else {
+    int col_at_row;
+    if (!om__emit(l, "GatherElements", (int[]){pos[1], pos[0]}, 2, &im, 1, &place[1], &OM_ATTR_INT("axis", 2), 1) ||
+        !om__emit(l, "GatherElements", (int[]){pos[2], pos[1]}, 2, &pm[1], 1, &col_at_row, &OM_ATTR_INT("axis", 3), 1) ||
+        !om__emit(l, "GatherElements", (int[]){col_at_row, pos[0]}, 2, &im, 1, &place[2], &OM_ATTR_INT("axis", 2), 1))
+      return false;
+  }
+  int idx = place[0];
+  for (int i = 1; i < k; i++) {
+    int n = axis_size(l, 2 + i);
+    if (n < 0 || !om__emit(l, "Mul", (int[]){idx, n}, 2, &im, 1, &idx, NULL, 0) ||
+        !om__emit(l, "Add", (int[]){idx, place[i]}, 2, &im, 1, &idx, NULL, 0))
+      return false;
+  }
+  om__lower_output(l, 1, idx);
+  return true;
+}
+
+/* MaxPool (kernel = stride = input / output, no pads) for the values where every axis divides
+ * evenly at every size (fixed, or a kept axis: a kernel of 1), the composition for the indices
+ * (pruned when unused: MaxPool's own Indices count over the whole tensor and follow its NaN
+ * rule); the composition for both otherwise. */
+static bool lower_adaptive_max(om_lower *l, const om_call *c) {
+  const int64_t *x = c->in[0]->shape, *o = c->attrs.i;
+  const int k = adaptive_dims(c->op);
+  bool even = true;
+  for (int i = 0; i < k; i++)
+    even &= x[2 + i] % o[i] == 0 && (!om__lower_input_sym(l, 0, 2 + i) || om__lower_output_sym(l, 0, 2 + i));
+  if (!even) return lower_adaptive_max_cells(l, c, true);
+  int64_t ks[3], pads[6] = {0, 0, 0, 0, 0, 0};
+  for (int i = 0; i < k; i++) ks[i] = x[2 + i] / o[i];
+  om_gattr at[] = {OM_ATTR_INTS("kernel_shape", ks, k), OM_ATTR_INTS("pads", pads, 2 * k), OM_ATTR_INTS("strides", ks, k)};
+  int in = om__lower_input(l, 0), y;
+  if (in < 0 || !om__emit(l, "MaxPool", &in, 1, &c->out_meta[0], 1, &y, at, 3)) return false;
+  om__lower_output(l, 0, y);
+  return lower_adaptive_max_cells(l, c, false);
+}
+
+#define ADAPTIVE_MAX_ONNX \
+  "MaxPool (every cell even); else per axis Gather of the cells' places, ReduceMax, ArgMax (cells computed from the size on a symbolic axis); indices: GatherElements, Mul, Add"
+const om_op_def om__op_adaptive_max_pool2d = {
+    .name = "adaptive_max_pool2d", .n_in = 1, .n_out = 2, .saves = OM_SAVES_OUT(1),
+    .infer = infer_adaptive, .forward = forward_adaptive_max, .backward = adaptive_max_backward,
+    .lower = lower_adaptive_max, .derives_extents = true, .onnx = ADAPTIVE_MAX_ONNX,
+    .test = {.n_in = 1, .ndims = {4}, .shapes = {{2, 3, 7, 5}}, .lo = -2, .hi = 2, .attrs = {.n_i = 2, .i = {3, 2}},
+             .empty_refusal = "only the batch may be 0"}};
+
+const om_op_def om__op_adaptive_max_pool3d = {
+    .name = "adaptive_max_pool3d", .n_in = 1, .n_out = 2, .saves = OM_SAVES_OUT(1),
+    .infer = infer_adaptive, .forward = forward_adaptive_max, .backward = adaptive_max_backward,
+    .lower = lower_adaptive_max, .derives_extents = true, .onnx = ADAPTIVE_MAX_ONNX,
+    .test = {.n_in = 1, .ndims = {5}, .shapes = {{2, 1, 5, 4, 3}}, .lo = -2, .hi = 2, .attrs = {.n_i = 3, .i = {2, 3, 2}},
+             .empty_refusal = "only the batch may be 0"}};
+
+/* The pool on x [N, C, ...] or (batched - 1 dims) a batch of one: values, and the indices to
+ * *indices when given (released otherwise). */
+static om_tensor *adaptive_max(om_op op, om_tensor *x, const om_attrs *a, int batched, om_tensor **indices) {
+  if (indices) *indices = NULL;
+  if (!om__check_inputs(om_op_name(op), &x, 1)) return NULL;
+  om_scope s = {0};
+  bool one = x->ndim == batched - 1;
+  om_tensor *in = one ? om__keep(&s, om_unsqueeze(x, 0)) : x, *out[2] = {NULL, NULL};
+  if (!in || om__apply(op, &in, 1, a, out) < 0) {
+    om__scope_end(&s);
+    return NULL;
+  }
+  for (int j = 0; one && j < 2; j++) {
+    om_tensor *b = om__keep(&s, out[j]);
+    out[j] = b ? om_squeeze(b, (int64_t[]){0}, 1) : NULL;
+  }
+  om__scope_end(&s);
+  if (!out[0] || !out[1]) {
+    om_tensor_release(out[0]);
+    om_tensor_release(out[1]);
+    return NULL;
+  }
+  if (indices) *indices = out[1];
+  else om_tensor_release(out[1]);
+  return out[0];
+}
+
+om_tensor *om_adaptive_max_pool2d(om_tensor *x, const int64_t output_size[2], om_tensor **indices) {
+  om_attrs a = {.n_i = 2, .i = {output_size[0], output_size[1]}};
+  return adaptive_max(OM_OP_adaptive_max_pool2d, x, &a, 4, indices);
+}
+
+om_tensor *om_adaptive_max_pool3d(om_tensor *x, const int64_t output_size[3], om_tensor **indices) {
+  om_attrs a = {.n_i = 3, .i = {output_size[0], output_size[1], output_size[2]}};
+  return adaptive_max(OM_OP_adaptive_max_pool3d, x, &a, 5, indices);
 }
 
 /* ---- unfold (im2col) and fold (col2im), torch.nn.functional's, 4-D (3-D: a batch of one) ----

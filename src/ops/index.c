@@ -690,7 +690,8 @@ om_tensor *om_triu_indices(int64_t row, int64_t col, int64_t offset) { return tr
 /* ---- index_put: input [d0 .. dn-1], indices int64 [B..., k] (k <= n: one index per leading
  * dim), values [B..., dk .. dn-1] of input's dtype -> input's shape ----
  * out = input; out[indices[b]] = values[b] for each position b in row-major order (so of repeated
- * positions the last stays, as PyTorch's CPU kernel), or += with accumulate (float32, int64).
+ * positions the last stays, as PyTorch's CPU kernel), or += with accumulate (float32, int64; on
+ * bool +=, as PyTorch's, is a logical or: true where any value written there is).
  * Indices lie in [-size, size), negative counting from the end as in PyTorch's indexing and
  * ONNX's ScatterND. The tuple of index tensors PyTorch's index_put takes is broadcast and stacked
  * into indices by om_index_put. */
@@ -728,7 +729,6 @@ static bool infer_index_put(om_call *c) {
   if (v->dtype != x->dtype)
     return om__fail(OM_ERR_DTYPE_MISMATCH, "index_put: values are %s, input %s (they must match)", om_dtype_name(v->dtype),
                     om_dtype_name(x->dtype));
-  if (c->attrs.i[0] && x->dtype == OM_BOOL) return om__fail(OM_ERR_DTYPE_MISMATCH, "index_put: accumulate needs float32 or int64, not bool");
   int64_t k = idx->ndim ? idx->shape[idx->ndim - 1] : 0;
   if (k < 1 || k > x->ndim)
     return om__fail(OM_ERR_SHAPE_MISMATCH, "index_put: indices %s must be [..., k] with k from 1 to input %s's %d dims",
@@ -770,6 +770,8 @@ static bool forward_index_put(om_call *c) {
         memcpy(to, from, es);
       } else if (x->dtype == OM_FLOAT32) {
         *(float *)to += *(const float *)from;
+      } else if (x->dtype == OM_BOOL) {
+        *(unsigned char *)to = *(const unsigned char *)to || *(const unsigned char *)from;
       } else { /* int64 sums wrap, as PyTorch's (in unsigned arithmetic: no UB) */
         uint64_t sum = (uint64_t)*(const int64_t *)to + (uint64_t)*(const int64_t *)from;
         memcpy(to, &sum, es);
@@ -810,14 +812,30 @@ static bool index_put_backward(const om_record *r, om_tensor *const *g, om_tenso
   return backward_done(r, gin);
 }
 
+/* ScatterND, reduction none, or add with accumulate. With duplicate positions ONNX leaves
+ * reduction none undefined (eager writes the last; onnxruntime's CPU kernel and the Session write
+ * in order too, so the last stays there as well: docs/operators.md). A bool accumulate (a logical
+ * or) adds in int64 (Cast, ScatterND add, Cast back: a sum above 0 is true), so the graph holds
+ * no add of bools, which engines need not read as an or. */
 static bool lower_index_put(om_lower *l, const om_call *c) {
-  return om__lower_node(l, c, "ScatterND", &OM_ATTR_STRING("reduction", c->attrs.i[0] ? "add" : "none"), 1);
+  const bool acc = c->attrs.i[0];
+  if (!acc || c->in[0]->dtype != OM_BOOL) return om__lower_node(l, c, "ScatterND", &OM_ATTR_STRING("reduction", acc ? "add" : "none"), 1);
+  om_meta xm = c->out_meta[0], vm = {.dtype = OM_INT64, .ndim = c->in[2]->ndim};
+  xm.dtype = OM_INT64;
+  memcpy(vm.shape, c->in[2]->shape, sizeof(int64_t) * (size_t)vm.ndim);
+  int x = om__lower_cast(l, om__lower_input(l, 0), &xm, OM_INT64), v = om__lower_cast(l, om__lower_input(l, 2), &vm, OM_INT64);
+  int idx = om__lower_input(l, 1), sum, y;
+  if (x < 0 || v < 0 || idx < 0 || !om__emit(l, "ScatterND", (int[]){x, idx, v}, 3, &xm, 1, &sum, &OM_ATTR_STRING("reduction", "add"), 1) ||
+      (y = om__lower_cast(l, sum, &xm, OM_BOOL)) < 0)
+    return false;
+  om__lower_output(l, 0, y);
+  return true;
 }
 
 const om_op_def om__op_index_put = {
     .name = "index_put", .n_in = 3, .n_out = 1, .saves = OM_SAVES_IN(1),
     .infer = infer_index_put, .forward = forward_index_put, .backward = index_put_backward,
-    .lower = lower_index_put, .onnx = "ScatterND (reduction none, or add with accumulate)",
+    .lower = lower_index_put, .onnx = "ScatterND (reduction none, or add with accumulate; bool accumulate: Cast to int64, ScatterND add, Cast back)",
     /* accumulate: the sample's repeated indices then each get their gradient */
     .test = {.n_in = 3, .ndims = {3, 2, 3}, .shapes = {{4, 3, 2}, {5, 1}, {5, 3, 2}}, .dtypes = {OM_FLOAT32, OM_INT64, OM_FLOAT32},
              .lo = 0, .hi = 3.99, .attrs = {.n_i = 1, .i = {1}}, .empty_refusal = "is out of range for dim 0 of size 0"}};

@@ -293,6 +293,36 @@ TEST(adaptive_avg_pool3d_values) {
   om__release_all((om_tensor *[]){x, y, g, gx, u}, 5);
 }
 
+/* adaptive_max_pool2d/3d: PyTorch's cells, the first maximum in row-major order, the place in
+ * the flattened plane (volume); a place two overlapping cells pick gets both gradients */
+TEST(adaptive_max_pool_values) {
+  /* [1, 1, 2, 3]: width 3 -> 2 cells [0, 2), [1, 3) (overlapping), height 2 -> 1 */
+  om_tensor *x = TF(SHAPE(1, 1, 2, 3), 1, 5, 5, 2, 5, 0), *i = NULL;
+  om_tensor_set_requires_grad(x, true);
+  om_tensor *y = om_adaptive_max_pool2d(x, (int64_t[]){1, 2}, &i), *g = TF(SHAPE(1, 1, 1, 2), 4, 8);
+  CHECK_VALUES(y, SHAPE(1, 1, 1, 2), 0, 5, 5);
+  CHECK_VALUES(i, SHAPE(1, 1, 1, 2), 0, 1, 1); /* both cells: (0, 1), the first 5 of each */
+  CHECK(y && om_backward(y, g));
+  om_tensor *gx = om_tensor_grad(x);
+  CHECK_VALUES(gx, SHAPE(1, 1, 2, 3), 0, 0, 4 + 8, 0, 0, 0, 0);
+  /* [1, 2, 1, 3] as a volume [1, 1, 2, 1, 3]: depth 2 -> 1 cell, the place counts the depth */
+  om_tensor *v = om_reshape(x, (int64_t[]){1, 1, 2, 1, 3}, 5), *j = NULL;
+  om_tensor *z = om_adaptive_max_pool3d(v, (int64_t[]){1, -1, 1}, &j);
+  CHECK_VALUES(z, SHAPE(1, 1, 1, 1, 1), 0, 5);
+  CHECK_VALUES(j, SHAPE(1, 1, 1, 1, 1), 0, 1);
+  om_tensor *u = om_adaptive_max_pool2d(x, (int64_t[]){2, -1}, NULL); /* unbatched input below */
+  CHECK_VALUES(u, SHAPE(1, 1, 2, 3), 0, 1, 5, 5, 2, 5, 0);
+  om_tensor *c = om_reshape(x, (int64_t[]){1, 2, 3}, 3), *w = om_adaptive_max_pool2d(c, (int64_t[]){1, 1}, NULL);
+  CHECK_VALUES(w, SHAPE(1, 1, 1), 0, 5);
+  om_tensor *none = x; /* set to NULL by the failing call */
+  CHECK_ERROR(om_adaptive_max_pool2d(x, (int64_t[]){0, 1}, &none), OM_ERR_INVALID_ARGUMENT, "adaptive_max_pool2d: output size must be positive");
+  CHECK(none == NULL);
+  om_tensor *n = om_zeros((int64_t[]){1, 1, 2, 2}, 4, OM_INT64);
+  CHECK_ERROR(om_adaptive_max_pool2d(n, (int64_t[]){1, 1}, NULL), OM_ERR_DTYPE_MISMATCH, "adaptive_max_pool2d: takes float32, not int64");
+  CHECK_ERROR(om_adaptive_max_pool3d(c, (int64_t[]){1, 1, 1}, NULL), OM_ERR_SHAPE_MISMATCH, "adaptive_max_pool3d: input [1,2,3] must have 5 dims");
+  om__release_all((om_tensor *[]){x, i, y, g, gx, v, j, z, u, c, w, n}, 12);
+}
+
 TEST(conv_transpose2d_hand_computed) {
   /* stride 2 with a 2x2 kernel of ones copies each input into its own 2x2 block */
   om_tensor *x = TF(SHAPE(1, 1, 2, 2), 1, 2, 3, 4), *w = om_ones((int64_t[]){1, 1, 2, 2}, 4, OM_FLOAT32);
@@ -608,6 +638,7 @@ int main(void) {
   RUN(avg_pool2d_values_count_include_pad_ceil_mode);
   RUN(adaptive_avg_pool2d_values);
   RUN(adaptive_avg_pool3d_values);
+  RUN(adaptive_max_pool_values);
   RUN(conv3d_and_pools3d_over_a_unit_depth_are_the_2d_ops);
   RUN(conv_transpose3d_is_the_adjoint_of_conv3d);
   RUN(conv3d_family_bits_pinned);

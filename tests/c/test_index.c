@@ -182,9 +182,12 @@ TEST(index_put_values_grads_and_errors) {
   CHECK_ERROR(om__apply1(OM_OP_index_put, (om_tensor *[]){x, k1, v}, 3, &bad) != NULL, OM_ERR_INVALID_ARGUMENT,
               "index_put: takes one attribute (accumulate: 0 or 1)");
   om_tensor *bx = om_full((int64_t[]){2}, 1, OM_BOOL, 0), *bv = om_full((int64_t[]){1}, 1, OM_BOOL, 1);
-  CHECK_ERROR(om_index_put(bx, &j, 1, bv, true) != NULL, OM_ERR_DTYPE_MISMATCH, "index_put: accumulate needs float32 or int64, not bool");
-  om_tensor *all[] = {x, i, j, v, s, y, ya, yb, g, big, f, vi, k3, k1, bx, bv};
-  om__release_all(all, 16);
+  /* accumulate on bool: a logical or (PyTorch's bool +=), a false written after a true keeps it */
+  om_tensor *twice = TI(SHAPE(3), 1, 1, 0), *bw = om_from_data((const unsigned char[]){1, 0, 0}, (int64_t[]){3}, 1, OM_BOOL);
+  om_tensor *bo = om_index_put(bx, &twice, 1, bw, true);
+  CHECK_VALUES(bo, SHAPE(2), 0, 0, 1);
+  om_tensor *all[] = {x, i, j, v, s, y, ya, yb, g, big, f, vi, k3, k1, bx, bv, twice, bw, bo};
+  om__release_all(all, 19);
 }
 
 TEST(interpolate_nearest) {

@@ -6,7 +6,7 @@ import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import * as om from 'onemodel';
-import { memoryHooks, vals, near, throwsKind, withTraced, checkPyTorchCase, gradcheck } from './helpers.mjs';
+import { memoryHooks, vals, near, throwsKind, withTraced, checkPyTorchCase, gradcheck, fixtureNumber } from './helpers.mjs';
 
 memoryHooks();
 const F = () => om.nn.functional;
@@ -31,6 +31,19 @@ describe('adaptive max pools and embedding bags against PyTorch', () => {
   for (const [k, c] of FIXTURE.cases.entries()) {
     test(`${c.op} ${JSON.stringify(c.args)} on [${c.inputs[0].shape}] (case ${k})`, () => om.tidy(() => checkPyTorchCase(c, (xs) => call(c, xs))));
   }
+
+  test('NaN in a window: the last NaN in row-major order wins, as PyTorch\'s kernel (values and indices)', () => om.tidy(() => {
+    assert.ok(FIXTURE.nan.length >= 7);
+    for (const c of FIXTURE.nan) {
+      const x = om.tensor(c.input.data.map(fixtureNumber), { shape: c.input.shape });
+      const pool = x.ndim === 5 ? F().adaptiveMaxPool3d : F().adaptiveMaxPool2d;
+      const [v, i] = pool(x, c.outputSize, true);
+      const what = `[${c.input.shape}] to ${JSON.stringify(c.outputSize)}`;
+      assert.deepEqual(v.shape, c.values.shape, what);
+      assert.deepEqual(vals(v).map((e) => (Number.isNaN(e) ? 'NaN' : e)), c.values.data, `${what}: values`);
+      assert.deepEqual(vals(i), c.indices, `${what}: indices`);
+    }
+  }));
 
   test('gradients by finite differences (the pools away from ties, the bags in every mode)', () => om.tidy(() => {
     const x = om.tensor([0.3, -1.2, 2.5, 0.7, -0.4, 1.9, 0.1, -2.2, 1.1, 0.6, -0.9, 1.4], { shape: [1, 2, 2, 3] });
@@ -113,10 +126,48 @@ describe('traced, run in onnxruntime-web and the Session', () => {
     trace((x) => F().adaptiveMaxPool1d(x, 4, true), { x: [om.randn([2, 3, 10], { seed: 6 }), ['B', null, null]] });
     trace((x) => F().adaptiveMaxPool3d(x, [2, 3, 2], true), { x: [om.randn([2, 3, 5, 7, 4], { seed: 7 }), ['B', null, null, null, null]] });
     trace((x) => F().adaptiveMaxPool3d(x, 1), { x: [om.randn([2, 2, 3, 5, 6], { seed: 8 }), ['B', null, 'D', 'H', 'W']] }); // global
-    // windows that move with the sizes: the graph holds where every window has an element (the
-    // trace refuses undeclared sizes below the output's, naming these declarations)
-    trace((x) => F().adaptiveMaxPool3d(x, [2, 3, 2], true),
-      { x: [om.randn([2, 2, 5, 7, 6], { seed: 9 }), ['B', null, om.Dim('D', { min: 2 }), om.Dim('H', { min: 3 }), om.Dim('W', { min: 2 })]] });
+    // windows that move with the sizes: every cell has an element at every size from 1 (cells
+    // overlap below the output's size), so the trace needs no declaration
+    trace((x) => F().adaptiveMaxPool3d(x, [2, 3, 2], true), { x: [om.randn([2, 2, 5, 7, 6], { seed: 9 }), ['B', null, 'D', 'H', 'W']] });
+  }));
+
+  test('symbolic H and W, the output not dividing the input: cells computed from the sizes, run at odd sizes and below the output', () => withTraced((keep, trace) => {
+    const opTypes = (tm) => tm.graph().nodes.map((n) => n.opType);
+    const pool2 = (x) => F().adaptiveMaxPool2d(x, [3, 4], true);
+    const t2 = trace(pool2, { x: [om.randn([2, 3, 7, 10], { seed: 11 }), ['B', null, 'H', 'W']] });
+    assert.deepEqual(t2.outputs.map((o) => o.shape), [['B', 3, 3, 4], ['B', 3, 3, 4]]);
+    assert.ok(!opTypes(t2).includes('MaxPool') && opTypes(t2).includes('ArgMax'), opTypes(t2).join(' '));
+    [[1, 3, 1, 1], [2, 3, 2, 3], [1, 3, 5, 13], [3, 3, 9, 4], [1, 3, 12, 8]].forEach((shape, k) => {
+      const x = om.randn(shape, { seed: 30 + k });
+      keep(t2, { x }, pool2(x), `at [${shape}]`);
+    });
+    const pool3 = (x) => F().adaptiveMaxPool3d(x, [2, 3, 2], true);
+    const t3 = trace(pool3, { x: [om.randn([2, 2, 5, 7, 6], { seed: 12 }), ['B', null, 'D', 'H', 'W']] });
+    [[1, 2, 1, 2, 1], [2, 2, 3, 5, 7], [1, 2, 7, 4, 3]].forEach((shape, k) => {
+      const x = om.randn(shape, { seed: 40 + k });
+      keep(t3, { x }, pool3(x), `at [${shape}]`);
+    });
+    const pool1 = (x) => F().adaptiveMaxPool1d(x, 3, true);
+    const t1 = trace(pool1, { x: [om.randn([2, 3, 8], { seed: 13 }), ['B', null, 'L']] });
+    [[1, 3, 1], [2, 3, 5], [1, 3, 11]].forEach((shape, k) => {
+      const x = om.randn(shape, { seed: 50 + k });
+      keep(t1, { x }, pool1(x), `at [${shape}]`);
+    });
+    // a kept symbolic axis (null) beside a fixed output: the kept one's cells are its elements
+    const keepW = (x) => F().adaptiveMaxPool2d(x, [2, null], true);
+    trace(keepW, { x: [om.randn([2, 3, 5, 6], { seed: 14 }), ['B', null, 'H', 'W']] });
+    // cells even at every size (fixed sizes that divide, or kept): MaxPool writes the values, and
+    // without returnIndices nothing else is left in the graph
+    const even = trace((x) => F().adaptiveMaxPool2d(x, [2, 3]), { x: [om.randn([2, 3, 6, 9], { seed: 15 }), ['B', null, null, null]] });
+    assert.deepEqual(opTypes(even), ['MaxPool']);
+    const even3 = trace((x) => F().adaptiveMaxPool3d(x, [1, 2, 3], true), { x: [om.randn([2, 2, 3, 6, 9], { seed: 16 }), ['B', null, null, null, null]] });
+    assert.ok(opTypes(even3).includes('MaxPool'), opTypes(even3).join(' '));
+  }));
+
+  test('adaptive max pools of an empty batch (fixed sizes): the composition and MaxPool in both engines', () => withTraced((keep, trace) => {
+    trace((x) => F().adaptiveMaxPool2d(x, [3, 4], true), { x: om.randn([0, 3, 7, 5], { seed: 1 }) });
+    trace((x) => F().adaptiveMaxPool2d(x, [2, 5], true), { x: om.randn([0, 3, 4, 5], { seed: 2 }) });
+    trace((x) => F().adaptiveMaxPool3d(x, [2, 3, 2], true), { x: om.randn([0, 2, 5, 7, 4], { seed: 3 }) });
   }));
 
   test('embedding bags: 2-D bags with a symbolic batch, 1-D bags of a symbolic length, the offsets an input', () => withTraced((keep, trace) => {

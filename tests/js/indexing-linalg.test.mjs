@@ -262,7 +262,7 @@ describe('indexPut', () => {
     throwsKind(() => x.indexPut([i, om.tensor([0, 1, 2], { dtype: 'int64' })], 1), 'ShapeMismatch', /indexPut/);
     throwsKind(() => x.indexPut([om.tensor([0, 1], { dtype: 'int64' })], om.zeros([2, 3])), 'ShapeMismatch', /expand/);
     throwsKind(() => x.indexPut([om.tensor([0], { dtype: 'int64' })], om.zeros([4], { dtype: 'int64' })), 'DtypeMismatch', /^indexPut: values are int64, input float32 \(they must match\)$/);
-    throwsKind(() => om.zeros([2], { dtype: 'bool' }).indexPut([om.tensor([0], { dtype: 'int64' })], true, true), 'DtypeMismatch', /^indexPut: accumulate needs float32 or int64, not bool$/);
+    throwsKind(() => om.zeros([2], { dtype: 'bool' }).indexPut([om.tensor([0], { dtype: 'int64' })], om.ones([1]), true), 'DtypeMismatch', /^indexPut: values are float32, input bool \(they must match\)$/);
     throwsKind(() => x.indexPut(i, 1, 'yes'), 'InvalidArgument', /^indexPut: accumulate must be a boolean/);
     throwsKind(() => x.indexPut('i', 1), 'InvalidArgument', /^indexPut: indices must be a Tensor or an array of tensors/);
     throwsKind(() => x.indexPut([i], 'v'), 'InvalidArgument', /^indexPut: values must be a Tensor or a number/);
@@ -355,6 +355,21 @@ describe('traced', () => {
       y.indexPut_([idx], 0);
       return y.indexPut([idx, idx.mul(0)], 5);
     }), { x: [om.randn([6, 3], { seed: 6 }), ['n', null]], idx: [om.tensor([0, 2, 4], { dtype: 'int64' }), ['k']] });
+  }));
+
+  test('indexPut with repeated places: accumulate sums them (bool: or, through int64 in the graph), without it the last written stays, in both engines', () => withTraced((keep, trace) => {
+    // the places repeat within the indices, whose length k is symbolic (PyTorch: bool += is or)
+    const put = (acc) => moduleOf((x, idx, v) => x.indexPut([idx], v, acc));
+    const idx = om.tensor([1, 3, 1, 1, 0], { dtype: 'int64' });
+    const b = om.tensor([true, false, false, false, false]), bv = om.tensor([false, true, false, true, false]);
+    const tb = trace(put(true), { x: [b, [null]], idx: [idx, ['k']], v: [bv, ['k']] });
+    assert.ok(tb.graph().nodes.some((n) => n.opType === 'Cast'), 'bool accumulate adds in int64');
+    const f = om.randn([5, 2], { seed: 9 }), fv = om.randn([5, 2], { seed: 10 });
+    trace(put(true), { x: [f, [null, null]], idx: [idx, ['k']], v: [fv, ['k', null]] });
+    trace(put(false), { x: [f, [null, null]], idx: [idx, ['k']], v: [fv, ['k', null]] });
+    const n = om.tensor([[1, 2], [3, 4], [5, 6], [7, 8], [9, 10]], { dtype: 'int64' }), nv = n.mul(10);
+    trace(put(false), { x: [n, [null, null]], idx: [idx, ['k']], v: [nv, ['k', null]] });
+    trace(put(true), { x: [n, [null, null]], idx: [idx, ['k']], v: [nv, ['k', null]] });
   }));
 
   test('cdist by default: the tracer finds the switch to the matmul form above 25 rows', () => om.tidy(() => {
