@@ -150,6 +150,31 @@ describe('memory run out far above the example', () => {
   });
 });
 
+describe('memory a loop check far above the example would take', () => {
+  let made;
+  before(() => { made = loadCase(render(generate(23, 68716))); });
+  test('random model 23:68716: a loop over B beside an attention over B rows, checked up to where its memory passes the cap: traced, not OutOfMemory', async () => {
+    // the rolled loop is checked eagerly at 4 and 16 times past the example; at 16 * (4 * 5 + 9)
+    // = 464 the attention's scores are 464^3 floats (1.6 GB: OutOfMemory out of om.trace before);
+    // past the cap that size is not checked, as a size where the model fails, and the checked
+    // range says so
+    const { model, inputs } = made;
+    const ex = om.randn(inputs.x.shape, { seed: 7 });
+    await withTraced((keep) => {
+      const tm = om.trace(model, { x: [ex, inputs.x.axes] });
+      const [b] = tm.symbols;
+      assert.deepEqual([b.name, b.min, b.max, b.narrowedBy], ['B', 1, Infinity, null]);
+      assert.ok(b.checked.max >= 29 && b.checked.max < 464, JSON.stringify(b.checked));
+      keep(tm, { x: ex }, [model.forward(ex)], undefined, model);
+      for (const n of [3, 40]) {
+        const x = om.randn([n, ...inputs.x.shape.slice(1)], { seed: n });
+        keep(tm, { x }, [model.forward(x)], `at B=${n}`);
+      }
+    });
+    ex.dispose();
+  });
+});
+
 describe('a maximum the runs left short', () => {
   test('positions up to a table of P rows and the second piece of a split by c: every size from c + 1 to P, none narrowed', async () => {
     for (const [P, c] of [[15, 6], [21, 8]]) {
