@@ -785,6 +785,11 @@ typedef struct om_thread_state {
   char err_msg[512];
   uint64_t rng_seed, rng_offset;
   int64_t live_tensors, live_bytes;
+  /* while the tracer checks a rolled loop far above the example with real tensors (branch.c,
+   * roll_loop): the most live bytes storages may reach, 0 for no limit, and whether a storage
+   * was refused for it (the check then skips that size instead of growing the heap for it) */
+  int64_t bytes_cap;
+  bool cap_hit;
   om_record *dead_records; /* records at refcount 0 whose inputs are still to be released */
   bool draining;
   bool ops_checked; /* debug builds: the op table passed om__ops_self_check on this thread */

@@ -197,7 +197,13 @@ static void data_free(void *p, uint64_t nbytes) {
 }
 
 om_storage *om__storage_new(uint64_t nbytes, bool zero, const char *who) {
-  om_storage *s = cache_take(&om__state()->cache.storages, sizeof *s);
+  om_thread_state *st = om__state();
+  if (st->bytes_cap && (st->live_bytes >= st->bytes_cap || nbytes > (uint64_t)(st->bytes_cap - st->live_bytes))) {
+    st->cap_hit = true;
+    return om__fail(OM_ERR_OUT_OF_MEMORY, "%s: %llu bytes would pass the %lld MB the tracer lets a check far above the example use",
+                    who, (unsigned long long)nbytes, (long long)(st->bytes_cap >> 20)), NULL;
+  }
+  om_storage *s = cache_take(&st->cache.storages, sizeof *s);
   if (!s && !(s = om__alloc(sizeof *s, who))) return NULL;
   s->data = data_new(nbytes, who);
   if (!s->data) {

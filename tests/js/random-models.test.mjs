@@ -84,6 +84,9 @@ describe('the random-model instrument', () => {
     const tail = await pool.run(fn('x.abs().mul(-10).sigmoid().gt(0).float()'), { id: 'sigmoid tail' });
     assert.deepEqual([tail.class, tail.ortSigmoid], ['wrong', true], JSON.stringify(tail));
     assert.match(tail.message, /\[ORT Sigmoid: the Session agrees at every size/);
+    // and below -88.7, where 1 / (1 + exp(-x)) is 0 too and eager's is still positive (24:33082)
+    const deep = await pool.run(fn('x.abs().mul(-1).sub(92).sigmoid().gt(0).float()'), { id: 'sigmoid deep tail' });
+    assert.deepEqual([deep.class, deep.ortSigmoid], ['wrong', true], JSON.stringify(deep));
     const ours = await pool.run(fn('x.sigmoid().mul(om.Tracer.active ? 2 : 1)'), { id: 'wrong with a sigmoid' });
     assert.deepEqual([ours.class, ours.ortSigmoid], ['wrong', undefined], JSON.stringify(ours));
     const hang = await pool.run(fn('{ for (;;); }'), { id: 'hang' }, hangs);

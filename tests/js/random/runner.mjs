@@ -389,7 +389,7 @@ export async function runCase(source, meta = {}, options = {}) {
   // onnxruntime-web's Sigmoid is accurate to about 6e-8 absolute (0 below about -16.6), which a
   // model that takes a root of it or compares it with 0 amplifies (sigmoid-written-out.mjs). Where
   // the library's Session agreed at every size and ORT disagrees in values only, the same file with
-  // every Sigmoid written as Reciprocal(Exp(Neg(x)) + 1) runs again: where that agrees, the graph
+  // every Sigmoid written as eager computes it (Exp(-|x|), Where, Div) runs again: where that agrees, the graph
   // is right and the record says the difference is ORT's Sigmoid kernel. It stays wrong (users run
   // ORT's Sigmoid); the note and the report's line say where it comes from.
   if (failures.length && !out.aborted && !record.ortOptimizer && !record.sessionFailures && failures.every((f) => !f.ort && Number.isFinite(f.ratio))) {
@@ -398,7 +398,7 @@ export async function runCase(source, meta = {}, options = {}) {
     if (again && !again.crash && !again.failures.length) {
       record.ortSigmoid = true;
       failures[0].message += ' [ORT Sigmoid: the Session agrees at every size, and onnxruntime-web agrees too with each Sigmoid written as '
-        + 'Reciprocal(Exp(Neg(x)) + 1): its Sigmoid kernel is accurate to about 6e-8 absolute (0 below about -16.6), which this model amplifies]';
+        + 'Where(x >= 0, 1, e) / (1 + e), e = Exp(-|x|): its Sigmoid kernel is accurate to about 6e-8 absolute (0 below about -16.6), which this model amplifies]';
     }
   }
   if (!failures.length && record.sessionFailures) {

@@ -4,9 +4,11 @@
 // that divides by such a value, takes its square root or compares it with 0 (random models
 // 21:84597 and 21:70678: x * sigmoid(sum) then sqrt, or > 0) amplifies that into a large error
 // in onnxruntime-web alone. To tell that from a wrong graph, the runner writes the same .onnx
-// with every Sigmoid spelled out as Reciprocal(Exp(Neg(x)) + 1), ops onnxruntime computes to a
-// few ulps, and runs it again: where that agrees, the graph was right and the difference is the
-// Sigmoid kernel's.
+// with every Sigmoid spelled out as eager computes it, e = Exp(-|x|), Where(x >= 0, 1, e) / (1 + e),
+// ops onnxruntime computes to a few ulps, and runs it again: where that agrees, the graph was
+// right and the difference is the Sigmoid kernel's. (Reciprocal(Exp(Neg(x)) + 1) is 0 from
+// x = -88.7, where exp(-x) overflows, and eager's is positive down to -103: random model 24:33082
+// takes the sign of x * sigmoid of a sum of 41 values.)
 //
 // The rewrite works on the protobuf bytes directly (wire format: field numbers of onnx.proto's
 // ModelProto.graph 7, GraphProto.node 1, NodeProto input 1 / output 2 / op_type 4 / attribute 5
@@ -78,10 +80,11 @@ const str = (no, s) => field(no, utf8.encode(s));
 const node = (opType, inputs, outputs, attributes = []) =>
   join([...inputs.map((s) => str(1, s)), ...outputs.map((s) => str(2, s)), str(4, opType), ...attributes.map((a) => field(5, a))]);
 
-/** AttributeProto value_float = 1 (name 1, f 2 as fixed32, type 20 = FLOAT). */
+/** AttributeProto value_float = 1 and = 0 (name 1, f 2 as fixed32, type 20 = FLOAT). */
 const ONE = join([str(1, 'value_float'), [2 * 8 + 5, 0x00, 0x00, 0x80, 0x3f], varint(20 * 8), [1]]);
+const ZERO = join([str(1, 'value_float'), [2 * 8 + 5, 0x00, 0x00, 0x00, 0x00], varint(20 * 8), [1]]);
 
-/** A NodeProto's bytes rewritten: a Sigmoid as five nodes, any other with its subgraphs rewritten. */
+/** A NodeProto's bytes rewritten: a Sigmoid as eager computes it (nine nodes), any other with its subgraphs rewritten. */
 function rewriteNode(bytes, count) {
   const fs = fields(bytes);
   const opType = fs.find((f) => f.no === 4);
@@ -91,8 +94,12 @@ function rewriteNode(bytes, count) {
     const [y] = fs.filter((f) => f.no === 2).map((f) => text.decode(f.payload));
     count.n++;
     const t = (s) => `${y}__sigmoid_${s}`;
-    return [node('Constant', [], [t('one')], [ONE]), node('Neg', [x], [t('neg')]), node('Exp', [t('neg')], [t('exp')]),
-      node('Add', [t('exp'), t('one')], [t('den')]), node('Reciprocal', [t('den')], [y])];
+    // e = exp(-|x|), (x >= 0 ? 1 : e) / (1 + e): eager's form (om__sigmoidf), small and positive
+    // down to -103 where 1 / (1 + exp(-x)) is 0 from -88.7 (exp overflows)
+    return [node('Constant', [], [t('one')], [ONE]), node('Constant', [], [t('zero')], [ZERO]), node('Abs', [x], [t('abs')]),
+      node('Neg', [t('abs')], [t('neg')]), node('Exp', [t('neg')], [t('exp')]), node('Add', [t('exp'), t('one')], [t('den')]),
+      node('GreaterOrEqual', [x, t('zero')], [t('pos')]), node('Where', [t('pos'), t('one'), t('exp')], [t('num')]),
+      node('Div', [t('num'), t('den')], [y])];
   }
   return [join(fs.map((f) => (f.no === 5 ? field(5, rewriteAttribute(f.payload, count)) : f.raw)))];
 }
@@ -107,7 +114,7 @@ function rewriteGraph(bytes, count) {
 
 /**
  * The ModelProto bytes with every Sigmoid node (in the graph and its subgraphs) written as
- * Reciprocal(Exp(Neg(x)) + 1), or null when the model has none.
+ * Where(x >= 0, 1, e) / (1 + e), e = Exp(-|x|), or null when the model has none.
  */
 export function sigmoidWrittenOut(bytes) {
   const count = { n: 0 };
