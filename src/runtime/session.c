@@ -78,21 +78,20 @@ typedef struct om_feeds {
   const int *at;
 } om_feeds;
 
-/* The plan being made on this thread. */
+/* The plan being made on this thread: the context of its capture (om_capture_hook), which
+ * make_plan installs on the thread while it binds the nodes. */
 typedef struct om_capture {
+  om_capture_hook hook; /* what the thread's capture points to while this plan is made */
   om_plan *plan;
   bool fast;
   bool declared; /* a node output contradicted the type or shape the graph declares for it (bind_node) */
   int64_t subgraph_nodes; /* bound so far (OM_SUBGRAPH_NODES_MAX) */
 } om_capture;
 
-/* ---- capture (called from om__apply) ---- */
-
-bool om__captured(om_tensor *const *in, int n) {
-  if (!om__state()->capture) return false;
-  for (int k = 0; k < n; k++)
-    if (in[k] && in[k]->storage->planned) return true;
-  return false;
+/* The plan being made on this thread, NULL when none. */
+static om_capture *capturing(void) {
+  const om_capture_hook *h = om__state()->capture;
+  return h ? h->ctx : NULL;
 }
 
 /* A new planned buffer for meta and a tensor on it (a new reference). */
@@ -110,8 +109,9 @@ static om_tensor *planned_tensor(om_plan *p, const om_meta *meta, int first, con
   return t;
 }
 
-bool om__capture_call(const om_op_def *def, om_call *c) {
-  om_plan *p = om__state()->capture->plan;
+/* The capture's call (om_capture_hook, called from om__apply): call c becomes a step of the plan. */
+static bool capture_call(void *ctx, const om_op_def *def, om_call *c) {
+  om_plan *p = ((om_capture *)ctx)->plan;
   om_step *st = OM_VEC_PUSH_SLOT(p->steps);
   if (!st) return false;
   *st = (om_step){.op = c->op, .node = p->binding, .n_in = c->n_in, .n_out = c->n_out, .attrs = c->attrs};
@@ -421,7 +421,7 @@ static bool bind_node(const om_graph *g, const om_gnode *n, const om_onnx_rule *
     bool fits = ok && out[j] && v->decl_shape ? out[j]->ndim == v->decl_ndim : true;
     for (int d = 0; fits && out[j] && v->decl_shape && d < v->decl_ndim; d++) fits = v->decl_shape[d] < 0 || v->decl_shape[d] == out[j]->shape[d];
     contradicts |= !fits;
-    if (contradicts && om__state()->capture) om__state()->capture->declared = true;
+    if (contradicts && capturing()) capturing()->declared = true;
     if (!fits) {
       char have[96], declared[96];
       ok = om__fail(OM_ERR_FORMAT, "session: node '%s' (%s): output %d ('%s') has shape %s, and the graph declares %s (-1: any size)", n->name,
@@ -478,7 +478,7 @@ static void values_free(om_tensor **vals, om_seq **seqs, int n) {
 
 bool om__bind_subgraph(om_bind *b, const om_graph *g, om_tensor *const *inputs, om_seq *const *seq_inputs, int n, om_tensor **outs,
                        om_seq **seq_outs) {
-  om_capture *cap = om__state()->capture;
+  om_capture *cap = capturing();
   if (!cap) return om__fail(OM_ERR_INVALID_ARGUMENT, "session: %s (%s): a subgraph is bound only while a plan is made", b->node->name, b->node->op_type);
   if (n != g->inputs.n)
     return om__fail(OM_ERR_FORMAT, "session: %s (%s): its subgraph takes %d inputs, given %d", b->node->name, b->node->op_type, g->inputs.n, n);
@@ -596,10 +596,11 @@ static om_plan *make_plan(om_session *s, const om_feeds *f, const int64_t *sig, 
   bool ok = vals && seqs && p->inputs && p->out_counts && p->signature;
   if (!ok) om__fail(OM_ERR_OUT_OF_MEMORY, "session: out of memory making a plan");
   if (ok) memcpy(p->signature, sig, sizeof(int64_t) * (size_t)n_sig), p->n_sig = n_sig;
-  om_capture cap = {.plan = p, .fast = s->options.mode == OM_SESSION_FAST};
+  om_capture cap = {.hook = {.call = capture_call}, .plan = p, .fast = s->options.mode == OM_SESSION_FAST};
+  cap.hook.ctx = &cap;
   bool grad = om_is_grad_enabled();
   om_set_grad_enabled(false);
-  st->capture = &cap;
+  st->capture = &cap.hook;
   for (int k = 0; ok && k < g->inits.n; k++) {
     const om_gvalue *v = &g->values.v[g->inits.v[k].value];
     ok = init_value(g, k, vals, seqs);
