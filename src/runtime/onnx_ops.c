@@ -929,6 +929,14 @@ static bool bind_gather(om_bind *b) {
     int64_t i = (int64_t)om__get_flat(idx, 0);
     return put(b, 0, om_select(x, a, i < 0 ? i + x->shape[a] : i));
   }
+  /* Constant indices are checked now, not when the step runs: one out of range is the graph's
+   * own fault, refused when the plan is made (at create, where every size is fixed). */
+  for (int64_t k = 0, n = idx->storage->planned ? 0 : om_tensor_numel(idx); k < n; k++) {
+    int64_t i = (int64_t)om__get_flat(idx, k);
+    if (i < -x->shape[a] || i >= x->shape[a])
+      return om__fail(OM_ERR_INDEX_OUT_OF_RANGE, "%s (Gather): index %lld is out of range for axis %d of size %lld", who(b), (long long)i, a,
+                      (long long)x->shape[a]);
+  }
   om_tensor *wrapped = from_end(idx, x->shape[a]);
   if (!wrapped) return false;
   idx = wrapped;

@@ -1047,31 +1047,33 @@ static om_plan *plan_inputs(om_session *s, const om_feeds *f, bool shapes_only) 
   }
 }
 
-/* A graph output the file declares (its element type, rank or sizes) is checked against what its
- * node computes when the session is made, as onnxruntime checks it when it loads a model, where
- * the inputs' declared shapes decide it: every input a tensor of fixed sizes (or left to its
- * default). Then every run has that one signature, and its plan, made here on inputs of those
- * shapes (their values unknown, as planning needs none), is the first run's, kept. A plan that
- * fails for a contradicted declaration refuses the session (Format naming the node and output);
- * one that fails otherwise (a rule needing an input's values, an op's refusal, a size past the
- * heap) is dropped, its error cleared, and the first run meets it as before. A graph with a
- * symbolic input size has its shapes inferred with symbolic dims instead (src/runtime/shapes.c):
- * a declaration contradicted at every size is refused now, and each new signature's plan keeps
- * the check for the rest. */
+/* A graph whose inputs' declared shapes decide every size (every input a tensor of fixed sizes,
+ * or left to its default) is checked when the session is made, as ONNX's checker (with shape
+ * inference) and onnxruntime check it when they load a model: every run has that one signature,
+ * and its plan, made here on inputs of those shapes (their values unknown, as planning needs
+ * none), is the first run's, kept. A plan that fails because the graph contradicts itself at
+ * those shapes (a graph output declared of another type or shape than its node gives, a Squeeze
+ * of an axis of size 2, a Conv whose kernel_shape is not its weight's, a Gather of constant
+ * indices out of range, a MatMul of unequal inner sizes: the library's shape, index and argument
+ * errors, and the rules' Format) refuses the session with Format, naming the node and the
+ * mismatch; the first run would only meet the same error. One that fails otherwise is dropped,
+ * its error cleared, and the first run meets it as before: a rule needing an input's values
+ * (a Reshape's shape fed as an input: not known here), an op or element type the runtime does
+ * not take (Unsupported, DtypeMismatch: the file may be valid), a size past the heap
+ * (OutOfMemory). A graph with a symbolic input size has its shapes inferred with symbolic dims
+ * instead (src/runtime/shapes.c): a node whose inputs contradict each other at every size, or a
+ * declaration contradicted at every size, is refused now, and each new signature's plan keeps the
+ * checks for the rest. */
 static bool plan_at_create(om_session *s) {
   const om_graph *g = &s->g;
-  bool declared = false, fixed = true;
-  for (int j = 0; j < g->outputs.n; j++) {
-    const om_gvalue *v = &g->values.v[g->outputs.v[j]];
-    declared |= v->producer >= 0 && (v->etype || v->decl_shape);
-  }
+  bool fixed = true;
   for (int k = 0; fixed && k < g->inputs.n; k++) {
     const om_gvalue *v = &g->values.v[g->inputs.v[k]];
     fixed = v->kind == OM_GKIND_TENSOR && v->etype != OM_ONNX_STRING;
     for (int d = 0; fixed && d < v->ndim; d++) fixed = !v->dim_param[d];
   }
-  if (!declared || om__state()->trace) return true; /* a trace recording on this thread: the first run refuses that */
-  if (!fixed) return om__check_declared_outputs(g);
+  if (om__state()->trace) return true; /* a trace recording on this thread: the first run refuses that */
+  if (!fixed) return om__check_shapes(g);
   s->declared = false;
   om_tensor **fed = calloc((size_t)g->inputs.n + 1, sizeof *fed);
   int *at = calloc((size_t)g->inputs.n + 1, sizeof *at), *counts = calloc((size_t)g->inputs.n + 1, sizeof *counts), n_fed = 0;
@@ -1089,10 +1091,19 @@ static bool plan_at_create(om_session *s) {
   }
   om_feeds f = {.who = "session_create", .tensors = fed, .counts = counts, .n_tensors = n_fed, .at = at};
   int n_sig = 0;
-  om_plan *p = ok && bind_inputs(s, &f, sig, &n_sig) ? make_plan(s, &f, sig, n_sig, &needs, false) : NULL;
-  bool refuse = !p && s->declared;
+  bool bound = ok && bind_inputs(s, &f, sig, &n_sig);
+  om_plan *p = bound ? make_plan(s, &f, sig, n_sig, &needs, false) : NULL;
+  om_error_kind kind = p ? OM_ERR_OK : om_last_error();
+  bool invalid = !p && bound && !needs &&
+                 (kind == OM_ERR_SHAPE_MISMATCH || kind == OM_ERR_INDEX_OUT_OF_RANGE || kind == OM_ERR_INVALID_ARGUMENT || kind == OM_ERR_FORMAT);
+  bool refuse = !p && (s->declared || invalid);
   if (p) p->next = s->plans, s->plans = p, s->n_plans++;
   else if (!refuse) om_clear_error();
+  else if (!s->declared) { /* the node's error, as the file's fault: Format, its own kind kept in the words */
+    char msg[512];
+    snprintf(msg, sizeof msg, "%s", om_last_error_message());
+    om__fail(OM_ERR_FORMAT, "session_create: the graph is invalid at the input shapes it declares (%s): %s", om_error_kind_name(kind), msg);
+  }
   if (fed) om__release_all(fed, n_fed);
   free(fed), free(at), free(counts), free(sig);
   return !refuse;
