@@ -265,6 +265,27 @@ static void concat(sctx *c, sshape *o) {
   }
 }
 
+/* Expand by a constant shape: the input broadcast with it (a weight the demo page leaves out of a
+ * file it views is an Expand of a zero to the weight's shape: its shape is known as the weight's). */
+static void expand(sctx *c, sshape *o) {
+  const sshape *a = in(c, 0);
+  int64_t to[OM_MAX_DIMS];
+  int n;
+  o->type = a->type;
+  if (!a->known || !const_ints(c, 1, to, &n)) return;
+  o->ndim = a->ndim > n ? a->ndim : n;
+  for (int d = 0; d < o->ndim; d++) o->d[d] = 1;
+  for (int d = 0; d < a->ndim; d++) o->d[o->ndim - a->ndim + d] = a->d[d];
+  for (int d = 0; d < n; d++) {
+    int64_t *x = &o->d[o->ndim - n + d];
+    if (to[d] < 0) return; /* the run refuses it */
+    if (*x >= 0 && *x != to[d] && *x != 1 && to[d] != 1)
+      contradicts(c, "size %lld does not broadcast to %lld at axis -%d", (long long)*x, (long long)to[d], n - d);
+    *x = broadcast_dim(*x, to[d]);
+  }
+  o->known = true;
+}
+
 /* Softmax, LogSoftmax: the input's shape; the axis within its rank. */
 static void softmax(sctx *c, sshape *o) {
   *o = *in(c, 0);
@@ -328,7 +349,7 @@ typedef struct srow {
 static const srow rows[] = {
     {"Abs", same}, {"Acos", same}, {"Add", broadcast}, {"And", compare}, {"Asin", same}, {"Atan", same},
     {"AveragePool", windows}, {"Cast", cast}, {"Ceil", same}, {"Clip", same}, {"Concat", concat}, {"Conv", windows},
-    {"Cos", same}, {"Div", broadcast}, {"Elu", same}, {"Equal", compare}, {"Erf", same}, {"Exp", same},
+    {"Cos", same}, {"Div", broadcast}, {"Elu", same}, {"Equal", compare}, {"Erf", same}, {"Exp", same}, {"Expand", expand},
     {"Flatten", flatten}, {"Floor", same}, {"Gelu", same}, {"Gemm", gemm}, {"GlobalAveragePool", global_pool},
     {"GlobalMaxPool", global_pool}, {"Greater", compare}, {"GreaterOrEqual", compare}, {"HardSigmoid", same},
     {"HardSwish", same}, {"Identity", same}, {"LeakyRelu", same}, {"Less", compare}, {"LessOrEqual", compare},
