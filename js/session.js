@@ -269,7 +269,7 @@ export class InferenceSession {
   get outputTypes() { return Object.fromEntries(this.#types(1).map((t, j) => [this.#outputNames[j], t])); }
 
   /** The bytes of the buffers of the plan it ran last (0 before the first run, unless create made
-   * that run's plan: a file declaring its outputs' types or shapes, its inputs of fixed shapes). */
+   * that run's plan: a file whose inputs all have fixed shapes). */
   get planBytes() { return omw.session_plan_bytes(this.#use('planBytes')); }
 
   /** The library ops whose kernels that plan runs, in order ([] before the first run): fast

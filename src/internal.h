@@ -573,6 +573,22 @@ bool om__trace_write(om_tensor *dst, const om_tensor *src, const char *who);
 /** The eager part of an in-place write: src's elements (broadcast, converted) into dst's, the
  *  storage's version bumped. */
 bool om__write_values(om_tensor *dst, const om_tensor *src, const char *who);
+/* What the tracer needs of a graph runtime: to run a graph it wrote (a loop rolled into an ONNX
+ * Loop, src/trace/branch.c) against the model run eagerly, before it keeps it. The tracer defines
+ * the seam and the runtime fills it (src/runtime/trace_check.c, where the public om_trace_run
+ * hands the Session to om__trace_run), so the tracer never calls up into the runtime. */
+typedef struct om_graph_runner {
+  /** A runner of traced model m (borrowed; it outlives the runner), NULL when the runtime does
+   *  not take it (no error set: the caller drops what it wrote) or on error (set). */
+  void *(*open)(const om_traced_model *m);
+  /** om_session_run's contract: outputs (new references) in order, their count, -1 on error. */
+  int (*run)(void *runner, om_tensor *const *inputs, int n_inputs, om_tensor **outputs, int max_outputs);
+  /** Frees a runner (NULL ignored). */
+  void (*close)(void *runner);
+} om_graph_runner;
+/** om_trace_run's whole work, with runner (borrowed, for the whole trace; NULL: nothing written
+ *  is run, so no loop is rolled) to check what the trace writes. */
+int om__trace_run(om_trace_fn fn, void *ctx, om_tensor **outputs, int max_outputs, const om_graph_runner *runner);
 /* ---- copy on write for traced models' constants (src/tensor/snapshot.c) ---- */
 /** Registers t (borrowed; it must outlive the entry) as reading its storage in place, to be
  *  given a copy of today's bytes before the storage's first in-place write; NULL with
@@ -756,14 +772,18 @@ bool om__lower_baked(om_lower *l, const om_call *c, int i, int d, const char *wh
  *  (an LSTM with a batch of 0); 0 (nothing written) when an output has elements, -1 on error. */
 int om__lower_empty(om_lower *l, const om_call *c);
 
-/* ---- sessions: making a plan (src/runtime/session.c) ---- */
-/** True while a session makes a plan on this thread and one of the n inputs is a planned buffer:
- *  then om__apply records the call (om__capture_call) instead of running it. */
-bool om__captured(om_tensor *const *in, int n);
-/** Records call c (after infer) as a step of the plan being made: gives it outputs on new planned
- *  buffers (views: headers on their input's buffer, with the strides forward computes) and keeps
- *  the step. false on error. */
-bool om__capture_call(const om_op_def *def, om_call *c);
+/* ---- a plan being made: calls recorded instead of run ----
+ * The runtime makes a plan by calling the library's ops on planned tensors (storages without
+ * data yet, their `planned` set). While it does, it installs a capture on the thread, and
+ * om__apply hands every call with a planned input to it instead of computing it. The seam is
+ * defined here, below the ops, and filled in by the runtime (src/runtime/session.c), so the
+ * ops never call up into the layer that uses them. */
+typedef struct om_capture_hook {
+  /* Records call c (after infer) as a step of the plan: gives it outputs on new planned buffers
+   * (views: headers on their input's buffer, with the strides forward computes). false on error. */
+  bool (*call)(void *ctx, const om_op_def *def, om_call *c);
+  void *ctx; /* the runtime's plan being made */
+} om_capture_hook;
 
 /* ---- per-thread state ---- */
 /* Freed blocks kept for reuse on one thread (src/tensor/tensor.c, "the block cache"): data blocks
@@ -797,7 +817,7 @@ typedef struct om_thread_state {
   uint32_t trace_serial;  /* ids of traces begun on this thread (tensors carry theirs) */
   om_error_kind trace_end_kind; /* the trace error that ended the last recording, for finish */
   char trace_end_msg[512];
-  struct om_capture *capture; /* a session making a plan on this thread (src/runtime/session.c), NULL when none */
+  const om_capture_hook *capture; /* a plan being made on this thread (om_capture_hook), NULL when none */
   om_block_cache cache;
 } om_thread_state;
 om_thread_state *om__state(void);

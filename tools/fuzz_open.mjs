@@ -13,27 +13,17 @@
 // Exits 1 at the first mismatch, printing its seed and writing the mutant to build/fuzz-open/.
 //
 //   npm run fuzz:open [-- SECONDS [SEED]]     (default 60 s, seed 1; tests/js/web-demo-open.test.mjs runs a short one)
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import * as om from 'onemodel';
-import { fuzzOpen, sessionOpens } from './fuzz_open_lib.mjs';
+import { fuzzCorpus, fuzzOpen, sessionOpens } from './fuzz_open_lib.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const seconds = Number(process.argv[2] ?? 60), seed = Number(process.argv[3] ?? 1);
 if (!(seconds > 0) || !Number.isInteger(seed)) throw new Error('usage: node tools/fuzz_open.mjs [SECONDS [SEED]]');
 
-// the reader fuzzer's corpus when it has one (its mutants too), else its seeds made afresh
-let corpus = join(ROOT, 'build', 'fuzz-onnx', 'corpus'), made = null;
-const filesIn = (dir) => { try { return readdirSync(dir); } catch { return []; } };
-if (!filesIn(corpus).length) {
-  made = corpus = mkdtempSync(join(tmpdir(), 'onemodel-fuzz-open-'));
-  execFileSync(process.execPath, [join(ROOT, 'tools', 'fuzz_seeds.mjs'), corpus], { stdio: 'ignore' });
-}
-const seeds = filesIn(corpus).map((f) => readFileSync(join(corpus, f))).filter((b) => b.length);
-if (made) rmSync(made, { recursive: true, force: true });
+const seeds = fuzzCorpus();
 
 await om.ready({ threads: false });
 const report = await fuzzOpen(seeds, { seed, ms: seconds * 1000, opens: sessionOpens });

@@ -2,10 +2,30 @@
 // (tools/fuzz_open.mjs runs it for a while; tests/js/web-demo-open.test.mjs for a few hundred
 // mutants): mutants of seed files, each read whole (readGraph) and in pieces (openGraph), the two
 // compared; for an .om, also the Session on the whole file and on the weightless one openGraph
-// writes.
+// writes. Its corpus and mutations serve tools/fuzz_create.mjs too.
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { isDeepStrictEqual } from 'node:util';
 import * as om from 'onemodel';
 import { bytesSource, fnv1a, openGraph, readGraph } from '../web-demo/src/graphfile.js';
+
+/** The reader fuzzer's corpus (build/fuzz-onnx/corpus) when it has one (its mutants too), else its
+ *  seeds (tools/fuzz_seeds.mjs) made afresh in a temporary folder: the files' bytes, empty ones left out. */
+export function fuzzCorpus() {
+  const root = fileURLToPath(new URL('..', import.meta.url));
+  const filesIn = (dir) => { try { return readdirSync(dir); } catch { return []; } };
+  let corpus = join(root, 'build', 'fuzz-onnx', 'corpus'), made = null;
+  if (!filesIn(corpus).length) {
+    made = corpus = mkdtempSync(join(tmpdir(), 'onemodel-fuzz-'));
+    execFileSync(process.execPath, [join(root, 'tools', 'fuzz_seeds.mjs'), corpus], { stdio: 'ignore' });
+  }
+  const seeds = filesIn(corpus).map((f) => readFileSync(join(corpus, f))).filter((b) => b.length);
+  if (made) rmSync(made, { recursive: true, force: true });
+  return seeds;
+}
 
 /** A seeded generator of floats in [0, 1) (mulberry32). */
 export function random(seed) {

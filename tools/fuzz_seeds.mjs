@@ -76,6 +76,16 @@ const written = {
                                { op: 'Cast', inputs: ['c'], outputs: ['cs'], ints: { to: 8 } }, { op: 'Cast', inputs: ['cs'], outputs: ['f'], ints: { to: 1 } }],
                        inputs: [{ name: 'w', dims: [1, 'n'], dtype: 'string' }], outputs: [{ name: 'm', dtype: 'bool' }, 'f'],
                        inits: [{ name: 'k', dtype: 'string', dims: [], values: ['é'] }, { name: 'r', dtype: 'int64', dims: [1], values: [-1] }] }),
+  // every size fixed: the session plans at create, so a mutated size or attribute that makes a node contradict its input shapes
+  // is refused there (Conv's channels and kernel_shape, Squeeze, Gather's constant indices, Concat, MatMul, Split, Reshape)
+  fixed: onnxBytes({ nodes: [{ op: 'Conv', inputs: ['x', 'w'], outputs: ['c'], ints: { kernel_shape: [2, 2], pads: [0, 0, 1, 1] } },
+                             { op: 'Squeeze', inputs: ['c', 'a0'], outputs: ['s'] }, { op: 'Gather', inputs: ['s', 'i'], outputs: ['g'], ints: { axis: 1 } },
+                             { op: 'Concat', inputs: ['g', 'g'], outputs: ['k'], ints: { axis: 0 } }, { op: 'MatMul', inputs: ['k', 'm'], outputs: ['p'] },
+                             { op: 'Split', inputs: ['p', 'sp'], outputs: ['p0', 'p1'], ints: { axis: 2 } }, { op: 'Reshape', inputs: ['p0', 'r'], outputs: ['y'] }],
+                     inputs: [{ name: 'x', dims: [1, 2, 3, 3] }], outputs: ['y', 'p1'],
+                     inits: [{ name: 'w', dtype: 'float32', dims: [1, 2, 2, 2], values: [1, 2, 3, 4, 5, 6, 7, 8] }, { name: 'a0', dtype: 'int64', dims: [1], values: [0] },
+                             { name: 'i', dtype: 'int64', dims: [2], values: [0, -1] }, { name: 'm', dtype: 'float32', dims: [3, 3], values: [1, 0, 0, 0, 1, 0, 0, 0, 1] },
+                             { name: 'sp', dtype: 'int64', dims: [2], values: [1, 2] }, { name: 'r', dtype: 'int64', dims: [1], values: [-1] }] }),
 };
 for (const [name, bytes] of Object.entries(written)) {
   writeFileSync(join(out, `${name}.onnx`), bytes);

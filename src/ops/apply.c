@@ -195,6 +195,14 @@ static int apply_promoted(const om_op_def *def, om_op op, om_tensor *const *in, 
   return r;
 }
 
+/* True when one of the n inputs lies on a plan's buffer (om_capture_hook): a call the plan being
+ * made records; one on plain tensors alone (a rule's constant) runs now. */
+static bool planned_input(om_tensor *const *in, int n) {
+  for (int k = 0; k < n; k++)
+    if (in[k] && in[k]->storage->planned) return true;
+  return false;
+}
+
 int om__apply(om_op op, om_tensor *const *in, int n_in, const om_attrs *attrs, om_tensor **out) {
   if ((unsigned)op >= OM_OP_COUNT) return om__fail(OM_ERR_INVALID_ARGUMENT, "apply: unknown op %d", (int)op), -1;
   const om_op_def *def = om__ops[op];
@@ -237,8 +245,9 @@ int om__apply(om_op op, om_tensor *const *in, int n_in, const om_attrs *attrs, o
     ok = om__numel(c.out_meta[j].shape, c.out_meta[j].ndim, def->name) >= 0;
   if (ok && tracing) ok = (how = om__trace_lower(def, &c, given, index)) >= 0;
   bool phantom = how == OM_CALL_PHANTOM;
-  if (!tracing && om__captured(in, n_in)) { /* a session making a plan: recorded, computed when it runs */
-    if (!ok || !om__capture_call(def, &c)) return -1;
+  const om_capture_hook *cap = tracing ? NULL : om__state()->capture;
+  if (cap && planned_input(in, n_in)) { /* a plan being made: recorded, computed when it runs */
+    if (!ok || !cap->call(cap->ctx, def, &c)) return -1;
     memcpy(out, c.out, sizeof(om_tensor *) * (size_t)c.n_out);
     return c.n_out;
   }

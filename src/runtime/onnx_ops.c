@@ -929,6 +929,14 @@ static bool bind_gather(om_bind *b) {
     int64_t i = (int64_t)om__get_flat(idx, 0);
     return put(b, 0, om_select(x, a, i < 0 ? i + x->shape[a] : i));
   }
+  /* Constant indices are checked now, not when the step runs: one out of range is the graph's
+   * own fault, refused when the plan is made (at create, where every size is fixed). */
+  for (int64_t k = 0, n = idx->storage->planned ? 0 : om_tensor_numel(idx); k < n; k++) {
+    int64_t i = (int64_t)om__get_flat(idx, k);
+    if (i < -x->shape[a] || i >= x->shape[a])
+      return om__fail(OM_ERR_INDEX_OUT_OF_RANGE, "%s (Gather): index %lld is out of range for axis %d of size %lld", who(b), (long long)i, a,
+                      (long long)x->shape[a]);
+  }
   om_tensor *wrapped = from_end(idx, x->shape[a]);
   if (!wrapped) return false;
   idx = wrapped;
@@ -1758,6 +1766,13 @@ static bool pool(om_bind *b, bool max) {
   if (!read_spatial(b, ns, x->shape + 2, NULL, &sp) || !attr_i(b, "ceil_mode", 0, &ceil) || !attr_i(b, "count_include_pad", 0, &cip) ||
       !attr_i(b, "storage_order", 0, &storage))
     return false;
+  /* A window larger than the padded input: ONNX's length is 0 and onnxruntime gives an empty
+   * result, where the library's pools (as PyTorch's) refuse it; so does the rule, empty of both. */
+  int64_t shape[OM_MAX_DIMS] = {x->shape[0], x->shape[1]};
+  bool empty = false;
+  for (int d = 0; d < ns; d++) empty |= (shape[2 + d] = pool_len(&sp, d, x->shape[2 + d], ceil)) == 0;
+  if (empty)
+    return put(b, 0, om_zeros(shape, x->ndim, x->dtype)) && (!max || b->node->n_out < 2 || put(b, 1, om_zeros(shape, x->ndim, OM_INT64)));
   if (!put(b, 0, pool_nd(x, ns, sp, ceil, cip, max))) return false;
   return !max || b->node->n_out < 2 || put(b, 1, max_pool_indices(b, x, b->out[0], ns, sp, storage));
 }
@@ -5418,7 +5433,7 @@ static const om_onnx_rule rules[] = {
     {"Asinh", 1, 1, 1, "", bind_asinh, "asinh"},
     {"Atan", 1, 1, 1, "", bind_atan, "atan"},
     {"Atanh", 1, 1, 1, "", bind_atanh, "atanh"},
-    {"AveragePool", 1, 1, 1, "auto_pad:s ceil_mode:i count_include_pad:i dilations:I kernel_shape!I pads:I strides:I", bind_average_pool, "avg_pool2d, avg_pool3d (1-D as 2-D; begin and end pads that differ: the ceil_mode that gives ONNX's size, or zeros padded first when count_include_pad; pads above half the kernel: zeros padded first, divided by the share of real elements unless count_include_pad; padded first with ceil_mode: ceil_mode, cut to ONNX's size where it keeps a window that starts in the end pads)"},
+    {"AveragePool", 1, 1, 1, "auto_pad:s ceil_mode:i count_include_pad:i dilations:I kernel_shape!I pads:I strides:I", bind_average_pool, "avg_pool2d, avg_pool3d (1-D as 2-D; a window larger than the padded input: empty, of ONNX's length 0; begin and end pads that differ: the ceil_mode that gives ONNX's size, or zeros padded first when count_include_pad; pads above half the kernel: zeros padded first, divided by the share of real elements unless count_include_pad; padded first with ceil_mode: ceil_mode, cut to ONNX's size where it keeps a window that starts in the end pads)"},
     {"BatchNormalization", 5, 5, 3, "epsilon:f momentum:f training_mode:i", bind_batch_norm, "batch_norm in eval mode; training_mode 1: batch_norm in training mode, the running statistics out from mean and the biased variance; fast mode: folded into the Conv before it when only that Conv (with constant weights) writes its input (src/runtime/passes.c)"},
     {"BitShift", 2, 2, 1, "direction!s", bind_bit_shift, "mul or truncating div by pow(2, min(y, 62)) (UINT8, UINT16, UINT32); UINT64: mul by pow(2, y), or x >>> 1 from its low 63 bits divided by pow(2, y - 1) (64 or more: 0)"},
     {"BitwiseAnd", 2, 2, 1, "", bind_bitwise_and, "bitwise_and"},
@@ -5498,7 +5513,7 @@ static const om_onnx_rule rules[] = {
     {"MatMul", 2, 2, 1, "", bind_matmul, "matmul; fast mode: the last product of an attention (MatMul, Mul or Div by a constant, Add or Where of a mask, Softmax, MatMul, each read once) is the attention op, with no score matrix (src/runtime/passes.c)"},
     {"MatMulInteger", 2, 4, 1, "", bind_matmul_integer, "(A - a_zero_point) (B - b_zero_point) exactly: float32 matmuls of 256-long chunks of K (exact sums), cast to int64 and added"},
     {"Max", 1, MANY, 1, "", bind_max, "maximum, pairwise (UINT64 as Less)"},
-    {"MaxPool", 1, 1, 2, "auto_pad:s ceil_mode:i dilations:I kernel_shape!I pads:I storage_order:i strides:I", bind_max_pool, "max_pool2d, max_pool3d (1-D as 2-D; pads as AveragePool, -inf padded first above half the kernel); Indices (1 or 2 spatial axes): per window tap, last to first, where(eq(tap, y), its position, the later ones')"},
+    {"MaxPool", 1, 1, 2, "auto_pad:s ceil_mode:i dilations:I kernel_shape!I pads:I storage_order:i strides:I", bind_max_pool, "max_pool2d, max_pool3d (1-D as 2-D; pads as AveragePool, -inf padded first above half the kernel; a window larger than the padded input: empty, of ONNX's length 0); Indices (1 or 2 spatial axes): per window tap, last to first, where(eq(tap, y), its position, the later ones')"},
     {"MaxUnpool", 2, 3, 1, "kernel_shape!I pads:I strides:I", bind_max_unpool, "scatter_add of the values at their indices into zeros, divided by the count of each (pads, strides; an output_shape other than the default refused: ONNX's reference and onnxruntime read the indices differently)"},
     {"Mean", 1, MANY, 1, "", bind_mean, "add pairwise, then scale"},
     {"MeanVarianceNormalization", 1, 1, 1, "axes:I", bind_mvn, "(x - mean) / (sqrt(mean(x x) - mean^2) + 1e-9), ONNX's function"},

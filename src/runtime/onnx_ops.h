@@ -122,10 +122,10 @@ bool om__onnx_check_subgraphs(const om_gnode *n);
  *  false with a Format or Unsupported error naming the node (g is then the caller's to free). */
 bool om__upgrade_nodes(om_graph *g, int opset);
 
-/** The graph outputs g declares, against the types and shapes of their nodes inferred with
- *  symbolic dims from the inputs' declared ones (src/runtime/shapes.c): false with a Format error
- *  naming the node and the output where a declaration is contradicted at every size. */
-bool om__check_declared_outputs(const om_graph *g);
+/** g's shapes inferred with symbolic dims from the inputs' declared ones (src/runtime/shapes.c):
+ *  false with a Format error naming the node where its inputs contradict each other at every size,
+ *  or naming the node and the output where a declared output is contradicted at every size. */
+bool om__check_shapes(const om_graph *g);
 
 /* Element types (src/runtime/elem_types.c): ONNX's TensorProto.DataType numbers. */
 #define OM_ONNX_STRING 8 /* held by no dtype: a value of strings is an om_seq holding an om_strings */

@@ -78,21 +78,20 @@ typedef struct om_feeds {
   const int *at;
 } om_feeds;
 
-/* The plan being made on this thread. */
+/* The plan being made on this thread: the context of its capture (om_capture_hook), which
+ * make_plan installs on the thread while it binds the nodes. */
 typedef struct om_capture {
+  om_capture_hook hook; /* what the thread's capture points to while this plan is made */
   om_plan *plan;
   bool fast;
   bool declared; /* a node output contradicted the type or shape the graph declares for it (bind_node) */
   int64_t subgraph_nodes; /* bound so far (OM_SUBGRAPH_NODES_MAX) */
 } om_capture;
 
-/* ---- capture (called from om__apply) ---- */
-
-bool om__captured(om_tensor *const *in, int n) {
-  if (!om__state()->capture) return false;
-  for (int k = 0; k < n; k++)
-    if (in[k] && in[k]->storage->planned) return true;
-  return false;
+/* The plan being made on this thread, NULL when none. */
+static om_capture *capturing(void) {
+  const om_capture_hook *h = om__state()->capture;
+  return h ? h->ctx : NULL;
 }
 
 /* A new planned buffer for meta and a tensor on it (a new reference). */
@@ -110,8 +109,9 @@ static om_tensor *planned_tensor(om_plan *p, const om_meta *meta, int first, con
   return t;
 }
 
-bool om__capture_call(const om_op_def *def, om_call *c) {
-  om_plan *p = om__state()->capture->plan;
+/* The capture's call (om_capture_hook, called from om__apply): call c becomes a step of the plan. */
+static bool capture_call(void *ctx, const om_op_def *def, om_call *c) {
+  om_plan *p = ((om_capture *)ctx)->plan;
   om_step *st = OM_VEC_PUSH_SLOT(p->steps);
   if (!st) return false;
   *st = (om_step){.op = c->op, .node = p->binding, .n_in = c->n_in, .n_out = c->n_out, .attrs = c->attrs};
@@ -421,7 +421,7 @@ static bool bind_node(const om_graph *g, const om_gnode *n, const om_onnx_rule *
     bool fits = ok && out[j] && v->decl_shape ? out[j]->ndim == v->decl_ndim : true;
     for (int d = 0; fits && out[j] && v->decl_shape && d < v->decl_ndim; d++) fits = v->decl_shape[d] < 0 || v->decl_shape[d] == out[j]->shape[d];
     contradicts |= !fits;
-    if (contradicts && om__state()->capture) om__state()->capture->declared = true;
+    if (contradicts && capturing()) capturing()->declared = true;
     if (!fits) {
       char have[96], declared[96];
       ok = om__fail(OM_ERR_FORMAT, "session: node '%s' (%s): output %d ('%s') has shape %s, and the graph declares %s (-1: any size)", n->name,
@@ -478,7 +478,7 @@ static void values_free(om_tensor **vals, om_seq **seqs, int n) {
 
 bool om__bind_subgraph(om_bind *b, const om_graph *g, om_tensor *const *inputs, om_seq *const *seq_inputs, int n, om_tensor **outs,
                        om_seq **seq_outs) {
-  om_capture *cap = om__state()->capture;
+  om_capture *cap = capturing();
   if (!cap) return om__fail(OM_ERR_INVALID_ARGUMENT, "session: %s (%s): a subgraph is bound only while a plan is made", b->node->name, b->node->op_type);
   if (n != g->inputs.n)
     return om__fail(OM_ERR_FORMAT, "session: %s (%s): its subgraph takes %d inputs, given %d", b->node->name, b->node->op_type, g->inputs.n, n);
@@ -596,10 +596,11 @@ static om_plan *make_plan(om_session *s, const om_feeds *f, const int64_t *sig, 
   bool ok = vals && seqs && p->inputs && p->out_counts && p->signature;
   if (!ok) om__fail(OM_ERR_OUT_OF_MEMORY, "session: out of memory making a plan");
   if (ok) memcpy(p->signature, sig, sizeof(int64_t) * (size_t)n_sig), p->n_sig = n_sig;
-  om_capture cap = {.plan = p, .fast = s->options.mode == OM_SESSION_FAST};
+  om_capture cap = {.hook = {.call = capture_call}, .plan = p, .fast = s->options.mode == OM_SESSION_FAST};
+  cap.hook.ctx = &cap;
   bool grad = om_is_grad_enabled();
   om_set_grad_enabled(false);
-  st->capture = &cap;
+  st->capture = &cap.hook;
   for (int k = 0; ok && k < g->inits.n; k++) {
     const om_gvalue *v = &g->values.v[g->inits.v[k].value];
     ok = init_value(g, k, vals, seqs);
@@ -1046,31 +1047,33 @@ static om_plan *plan_inputs(om_session *s, const om_feeds *f, bool shapes_only) 
   }
 }
 
-/* A graph output the file declares (its element type, rank or sizes) is checked against what its
- * node computes when the session is made, as onnxruntime checks it when it loads a model, where
- * the inputs' declared shapes decide it: every input a tensor of fixed sizes (or left to its
- * default). Then every run has that one signature, and its plan, made here on inputs of those
- * shapes (their values unknown, as planning needs none), is the first run's, kept. A plan that
- * fails for a contradicted declaration refuses the session (Format naming the node and output);
- * one that fails otherwise (a rule needing an input's values, an op's refusal, a size past the
- * heap) is dropped, its error cleared, and the first run meets it as before. A graph with a
- * symbolic input size has its shapes inferred with symbolic dims instead (src/runtime/shapes.c):
- * a declaration contradicted at every size is refused now, and each new signature's plan keeps
- * the check for the rest. */
+/* A graph whose inputs' declared shapes decide every size (every input a tensor of fixed sizes,
+ * or left to its default) is checked when the session is made, as ONNX's checker (with shape
+ * inference) and onnxruntime check it when they load a model: every run has that one signature,
+ * and its plan, made here on inputs of those shapes (their values unknown, as planning needs
+ * none), is the first run's, kept. A plan that fails because the graph contradicts itself at
+ * those shapes (a graph output declared of another type or shape than its node gives, a Squeeze
+ * of an axis of size 2, a Conv whose kernel_shape is not its weight's, a Gather of constant
+ * indices out of range, a MatMul of unequal inner sizes: the library's shape, index and argument
+ * errors, and the rules' Format) refuses the session with Format, naming the node and the
+ * mismatch; the first run would only meet the same error. One that fails otherwise is dropped,
+ * its error cleared, and the first run meets it as before: a rule needing an input's values
+ * (a Reshape's shape fed as an input: not known here), an op or element type the runtime does
+ * not take (Unsupported, DtypeMismatch: the file may be valid), a size past the heap
+ * (OutOfMemory). A graph with a symbolic input size has its shapes inferred with symbolic dims
+ * instead (src/runtime/shapes.c): a node whose inputs contradict each other at every size, or a
+ * declaration contradicted at every size, is refused now, and each new signature's plan keeps the
+ * checks for the rest. */
 static bool plan_at_create(om_session *s) {
   const om_graph *g = &s->g;
-  bool declared = false, fixed = true;
-  for (int j = 0; j < g->outputs.n; j++) {
-    const om_gvalue *v = &g->values.v[g->outputs.v[j]];
-    declared |= v->producer >= 0 && (v->etype || v->decl_shape);
-  }
+  bool fixed = true;
   for (int k = 0; fixed && k < g->inputs.n; k++) {
     const om_gvalue *v = &g->values.v[g->inputs.v[k]];
     fixed = v->kind == OM_GKIND_TENSOR && v->etype != OM_ONNX_STRING;
     for (int d = 0; fixed && d < v->ndim; d++) fixed = !v->dim_param[d];
   }
-  if (!declared || om__state()->trace) return true; /* a trace recording on this thread: the first run refuses that */
-  if (!fixed) return om__check_declared_outputs(g);
+  if (om__state()->trace) return true; /* a trace recording on this thread: the first run refuses that */
+  if (!fixed) return om__check_shapes(g);
   s->declared = false;
   om_tensor **fed = calloc((size_t)g->inputs.n + 1, sizeof *fed);
   int *at = calloc((size_t)g->inputs.n + 1, sizeof *at), *counts = calloc((size_t)g->inputs.n + 1, sizeof *counts), n_fed = 0;
@@ -1088,10 +1091,19 @@ static bool plan_at_create(om_session *s) {
   }
   om_feeds f = {.who = "session_create", .tensors = fed, .counts = counts, .n_tensors = n_fed, .at = at};
   int n_sig = 0;
-  om_plan *p = ok && bind_inputs(s, &f, sig, &n_sig) ? make_plan(s, &f, sig, n_sig, &needs, false) : NULL;
-  bool refuse = !p && s->declared;
+  bool bound = ok && bind_inputs(s, &f, sig, &n_sig);
+  om_plan *p = bound ? make_plan(s, &f, sig, n_sig, &needs, false) : NULL;
+  om_error_kind kind = p ? OM_ERR_OK : om_last_error();
+  bool invalid = !p && bound && !needs &&
+                 (kind == OM_ERR_SHAPE_MISMATCH || kind == OM_ERR_INDEX_OUT_OF_RANGE || kind == OM_ERR_INVALID_ARGUMENT || kind == OM_ERR_FORMAT);
+  bool refuse = !p && (s->declared || invalid);
   if (p) p->next = s->plans, s->plans = p, s->n_plans++;
   else if (!refuse) om_clear_error();
+  else if (!s->declared) { /* the node's error, as the file's fault: Format, its own kind kept in the words */
+    char msg[512];
+    snprintf(msg, sizeof msg, "%s", om_last_error_message());
+    om__fail(OM_ERR_FORMAT, "session_create: the graph is invalid at the input shapes it declares (%s): %s", om_error_kind_name(kind), msg);
+  }
   if (fed) om__release_all(fed, n_fed);
   free(fed), free(at), free(counts), free(sig);
   return !refuse;

@@ -1,15 +1,19 @@
-/* Declared graph outputs against their nodes at create, when an input size is symbolic
- * (src/runtime/session.c's plan_at_create plans the graph when every size is fixed). Shapes are
- * inferred from the inputs' declared ones with a dim per axis that is a fixed size, a graph input's
- * symbol (two axes of one name are the same size at every run) or a size known only at run time;
- * a declared output whose type, rank or a fixed size contradicts its node's at every size is then
- * Format at create, as onnxruntime refuses it when it loads the model. Only a contradiction that
- * holds at every size refuses: a fixed size declared where the node computes a symbol's (equal at
- * one size), or a symbol declared where it computes a fixed size, is left to the first run's check
- * (bind_node), as is every output whose node has no row below (its shape then is not known).
+/* A graph's shapes checked at create, when an input size is symbolic (src/runtime/session.c's
+ * plan_at_create plans the graph when every size is fixed). Shapes are inferred from the inputs'
+ * declared ones with a dim per axis that is a fixed size, a graph input's symbol (two axes of one
+ * name are the same size at every run) or a size known only at run time. A node whose inputs
+ * contradict each other at every size (fixed sizes that do not broadcast, a product's unequal
+ * inner sizes, a Conv's channels not its weight's, an axis past the rank), or a declared output
+ * whose type, rank or a fixed size contradicts its node's at every size, is then Format at
+ * create, as onnxruntime refuses it when it loads the model. Only a contradiction that holds at
+ * every size refuses: sizes of which one is a symbol (equal at some size), a fixed size declared
+ * where the node computes a symbol's, or a symbol declared where it computes a fixed size, are
+ * left to the first run's checks (the op's, bind_node's), as is every node with no row below (its
+ * shape then is not known).
  *
  * One row per ONNX op whose shape this infers, as the op table has one per op it runs; an op's
  * row here says how its output's type and dims follow from its inputs', nothing more. */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,7 +35,23 @@ typedef struct sctx {
   sshape *v;          /* each value's */
   const char **syms;  /* the symbols' names, by number */
   int n_syms;
+  char why[256];      /* the node's inputs contradict each other at every size: how ("" none) */
 } sctx;
+
+/* The node's inputs contradict each other at every size: why (the first one said is kept). */
+static void contradicts(sctx *c, const char *fmt, ...) {
+  if (c->why[0]) return;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(c->why, sizeof c->why, fmt, ap);
+  va_end(ap);
+}
+
+/* Fixed sizes a and b (of the inputs named) must be equal at every size: a contradiction where both
+ * are fixed and differ; a symbol may be either. */
+static void must_equal(sctx *c, int64_t a, int64_t b, const char *what) {
+  if (a >= 0 && b >= 0 && a != b) contradicts(c, "%s: %lld and %lld", what, (long long)a, (long long)b);
+}
 
 static const sshape *in(const sctx *c, int i) {
   static const sshape none = {0};
@@ -64,6 +84,14 @@ static bool axis_in(int64_t *axis, int ndim) {
   return *axis >= 0 && *axis < ndim;
 }
 
+/* axis (an attribute, for a known rank ndim) in range, made non-negative; else a contradiction. */
+static bool axis_of(sctx *c, int64_t *axis, int ndim, const char *name) {
+  int64_t given = *axis;
+  if (axis_in(axis, ndim)) return true;
+  contradicts(c, "%s %lld is outside [%d, %d] for an input of rank %d", name, (long long)given, -ndim, ndim - 1, ndim);
+  return false;
+}
+
 /* Two dims that broadcast: what the run gives where it runs at all. */
 static int64_t broadcast_dim(int64_t a, int64_t b) {
   if (a == b || b == 1) return a;
@@ -93,6 +121,15 @@ static void broadcast(sctx *c, sshape *o) {
     o->known &= s->known;
     for (int d = 0; s->known && d < s->ndim; d++) o->d[o->ndim - s->ndim + d] = broadcast_dim(o->d[o->ndim - s->ndim + d], s->d[d]);
   }
+  for (int i = 0; i < c->n->n_in; i++) /* two fixed sizes of an axis, neither 1, that differ: no size broadcasts them */
+    for (int j = i + 1; j < c->n->n_in; j++) {
+      const sshape *a = in(c, i), *b = in(c, j);
+      for (int d = 1; a->known && b->known && d <= a->ndim && d <= b->ndim; d++) {
+        int64_t x = a->d[a->ndim - d], y = b->d[b->ndim - d];
+        if (x >= 0 && y >= 0 && x != y && x != 1 && y != 1)
+          contradicts(c, "inputs %d and %d do not broadcast: sizes %lld and %lld at axis -%d", i, j, (long long)x, (long long)y, d);
+      }
+    }
 }
 
 static void compare(sctx *c, sshape *o) {
@@ -120,6 +157,12 @@ static void matmul(sctx *c, sshape *o) {
   if (a->ndim >= 2) o->d[o->ndim++] = a->d[a->ndim - 2];
   if (b->ndim >= 2) o->d[o->ndim++] = b->d[b->ndim - 1];
   o->known = true;
+  must_equal(c, a->d[a->ndim - 1], b->d[b->ndim >= 2 ? b->ndim - 2 : 0], "the inner sizes of the product differ");
+  for (int d = 1; d <= ba.ndim && d <= bb.ndim; d++) {
+    int64_t x = ba.d[ba.ndim - d], y = bb.d[bb.ndim - d];
+    if (x >= 0 && y >= 0 && x != y && x != 1 && y != 1)
+      contradicts(c, "the batch sizes do not broadcast: %lld and %lld at axis -%d", (long long)x, (long long)y, d + 2);
+  }
 }
 
 static void gemm(sctx *c, sshape *o) {
@@ -129,17 +172,28 @@ static void gemm(sctx *c, sshape *o) {
   o->known = true, o->ndim = 2;
   o->d[0] = a->d[attr_i(c, "transA", 0) ? 1 : 0];
   o->d[1] = b->d[attr_i(c, "transB", 0) ? 0 : 1];
+  must_equal(c, a->d[attr_i(c, "transA", 0) ? 0 : 1], b->d[attr_i(c, "transB", 0) ? 1 : 0], "the inner sizes of the product differ");
 }
 
 static void transpose(sctx *c, sshape *o) {
   const sshape *a = in(c, 0);
   const om_gattr *perm = attr(c, "perm", OM_GATTR_INTS);
   o->type = a->type;
-  if (!a->known || (perm && perm->n != a->ndim)) return;
+  if (!a->known) return;
+  if (perm && perm->n != a->ndim) {
+    contradicts(c, "perm has %d entries for an input of rank %d", perm->n, a->ndim);
+    return;
+  }
   o->ndim = a->ndim;
+  bool seen[OM_MAX_DIMS] = {0};
   for (int d = 0; d < a->ndim; d++) {
     int64_t p = perm ? perm->ints[d] : a->ndim - 1 - d;
-    if (!axis_in(&p, a->ndim)) return;
+    if (!axis_of(c, &p, a->ndim, "perm's axis")) return;
+    if (seen[p]) {
+      contradicts(c, "perm names axis %lld twice", (long long)p);
+      return;
+    }
+    seen[p] = true;
     o->d[d] = a->d[p];
   }
   o->known = true;
@@ -185,7 +239,11 @@ static void flatten(sctx *c, sshape *o) {
   const sshape *a = in(c, 0);
   int64_t axis = attr_i(c, "axis", 1);
   o->type = a->type;
-  if (!a->known || !(axis == a->ndim || axis_in(&axis, a->ndim))) return;
+  if (!a->known) return;
+  if (axis != a->ndim && !axis_in(&axis, a->ndim)) { /* Flatten's axis may be the rank too */
+    contradicts(c, "axis %lld is outside [%d, %d] for an input of rank %d", (long long)attr_i(c, "axis", 1), -a->ndim, a->ndim, a->ndim);
+    return;
+  }
   o->known = true, o->ndim = 2;
   o->d[0] = product(a, 0, (int)axis), o->d[1] = product(a, (int)axis, a->ndim);
 }
@@ -194,12 +252,45 @@ static void concat(sctx *c, sshape *o) {
   const sshape *a = in(c, 0);
   int64_t axis = attr_i(c, "axis", 0);
   *o = *a;
-  if (!a->known || !axis_in(&axis, a->ndim)) return (void)(o->known = false);
+  if (!a->known || !axis_of(c, &axis, a->ndim, "axis")) return (void)(o->known = false);
   for (int i = 1; i < c->n->n_in; i++) {
     const sshape *s = in(c, i);
+    if (s->known && s->ndim != a->ndim) contradicts(c, "input %d has rank %d, input 0 rank %d", i, s->ndim, a->ndim);
     if (!s->known || s->ndim != a->ndim) return (void)(o->known = false);
-    for (int d = 0; d < a->ndim; d++) o->d[d] = d == axis ? sum_dim(o->d[d], s->d[d]) : merge_dim(o->d[d], s->d[d]);
+    for (int d = 0; d < a->ndim; d++) {
+      if (d != axis && o->d[d] >= 0 && s->d[d] >= 0 && o->d[d] != s->d[d])
+        contradicts(c, "input %d has size %lld at axis %d, where the others have %lld", i, (long long)s->d[d], d, (long long)o->d[d]);
+      o->d[d] = d == axis ? sum_dim(o->d[d], s->d[d]) : merge_dim(o->d[d], s->d[d]);
+    }
   }
+}
+
+/* Expand by a constant shape: the input broadcast with it (a weight the demo page leaves out of a
+ * file it views is an Expand of a zero to the weight's shape: its shape is known as the weight's). */
+static void expand(sctx *c, sshape *o) {
+  const sshape *a = in(c, 0);
+  int64_t to[OM_MAX_DIMS];
+  int n;
+  o->type = a->type;
+  if (!a->known || !const_ints(c, 1, to, &n)) return;
+  o->ndim = a->ndim > n ? a->ndim : n;
+  for (int d = 0; d < o->ndim; d++) o->d[d] = 1;
+  for (int d = 0; d < a->ndim; d++) o->d[o->ndim - a->ndim + d] = a->d[d];
+  for (int d = 0; d < n; d++) {
+    int64_t *x = &o->d[o->ndim - n + d];
+    if (to[d] < 0) return; /* the run refuses it */
+    if (*x >= 0 && *x != to[d] && *x != 1 && to[d] != 1)
+      contradicts(c, "size %lld does not broadcast to %lld at axis -%d", (long long)*x, (long long)to[d], n - d);
+    *x = broadcast_dim(*x, to[d]);
+  }
+  o->known = true;
+}
+
+/* Softmax, LogSoftmax: the input's shape; the axis within its rank. */
+static void softmax(sctx *c, sshape *o) {
+  *o = *in(c, 0);
+  int64_t axis = attr_i(c, "axis", -1);
+  if (o->known) axis_of(c, &axis, o->ndim, "axis");
 }
 
 /* A convolution's or pool's output size along a spatial axis of size x, or ANY. */
@@ -223,6 +314,11 @@ static void windows(sctx *c, sshape *o) {
   if ((ks && ks->n != sp) || (!ks && !conv) || (st && st->n != sp) || (dl && dl->n != sp) || (pd && pd->n != 2 * sp)) return;
   const char *pad = ap ? ap->s : "NOTSET";
   bool ceil = attr_i(c, "ceil_mode", 0) != 0;
+  int64_t group = attr_i(c, "group", 1);
+  if (conv && x->d[1] >= 0 && w->d[1] >= 0 && group >= 1 && x->d[1] != w->d[1] * group)
+    contradicts(c, "the input has %lld channels, and the weight takes %lld (%lld a group, %lld groups)", (long long)x->d[1],
+                (long long)(w->d[1] * group), (long long)w->d[1], (long long)group);
+  for (int d = 0; conv && ks && d < sp; d++) must_equal(c, ks->ints[d], w->d[2 + d], "kernel_shape and the weight's spatial size differ");
   o->known = true, o->ndim = x->ndim;
   o->d[0] = x->d[0];
   o->d[1] = conv ? w->d[0] : x->d[1];
@@ -253,14 +349,14 @@ typedef struct srow {
 static const srow rows[] = {
     {"Abs", same}, {"Acos", same}, {"Add", broadcast}, {"And", compare}, {"Asin", same}, {"Atan", same},
     {"AveragePool", windows}, {"Cast", cast}, {"Ceil", same}, {"Clip", same}, {"Concat", concat}, {"Conv", windows},
-    {"Cos", same}, {"Div", broadcast}, {"Elu", same}, {"Equal", compare}, {"Erf", same}, {"Exp", same},
+    {"Cos", same}, {"Div", broadcast}, {"Elu", same}, {"Equal", compare}, {"Erf", same}, {"Exp", same}, {"Expand", expand},
     {"Flatten", flatten}, {"Floor", same}, {"Gelu", same}, {"Gemm", gemm}, {"GlobalAveragePool", global_pool},
     {"GlobalMaxPool", global_pool}, {"Greater", compare}, {"GreaterOrEqual", compare}, {"HardSigmoid", same},
     {"HardSwish", same}, {"Identity", same}, {"LeakyRelu", same}, {"Less", compare}, {"LessOrEqual", compare},
-    {"Log", same}, {"LogSoftmax", same}, {"MatMul", matmul}, {"Max", broadcast}, {"MaxPool", windows}, {"Mean", broadcast},
+    {"Log", same}, {"LogSoftmax", softmax}, {"MatMul", matmul}, {"Max", broadcast}, {"MaxPool", windows}, {"Mean", broadcast},
     {"Min", broadcast}, {"Mul", broadcast}, {"Neg", same}, {"NonZero", nonzero}, {"Not", same}, {"Or", compare}, {"Pow", broadcast},
     {"PRelu", broadcast}, {"Reciprocal", same}, {"Relu", same}, {"Reshape", reshape}, {"Round", same},
-    {"Selu", same}, {"Sigmoid", same}, {"Sign", same}, {"Sin", same}, {"Softmax", same}, {"Softplus", same},
+    {"Selu", same}, {"Sigmoid", same}, {"Sign", same}, {"Sin", same}, {"Softmax", softmax}, {"Softplus", same},
     {"Softsign", same}, {"Sqrt", same}, {"Sub", broadcast}, {"Sum", broadcast}, {"Tan", same}, {"Tanh", same},
     {"Transpose", transpose}, {"Where", broadcast}, {"Xor", compare},
 };
@@ -301,7 +397,7 @@ static int symbol(sctx *c, const char *name, int room) {
   return c->n_syms++;
 }
 
-bool om__check_declared_outputs(const om_graph *g) {
+bool om__check_shapes(const om_graph *g) {
   int room = g->inputs.n * OM_MAX_DIMS;
   sctx c = {.g = g, .v = calloc((size_t)g->values.n + 1, sizeof(sshape)), .syms = calloc((size_t)room + 1, sizeof(char *))};
   if (!c.v || !c.syms) {
@@ -332,9 +428,14 @@ bool om__check_declared_outputs(const om_graph *g) {
     const srow *r = row_of(n->op_type);
     if (!r || n->n_out < 1 || n->out[0] < 0) continue;
     c.n = n;
+    c.why[0] = 0;
     sshape o = {0};
     r->rule(&c, &o);
     c.v[n->out[0]] = o;
+    if (c.why[0]) {
+      ok = om__fail(OM_ERR_FORMAT, "session: node '%s' (%s) fails at every size the graph's inputs declare: %s", n->name, n->op_type, c.why);
+      break;
+    }
     const om_gvalue *v = &g->values.v[n->out[0]];
     char have[128], want[128];
     if (o.type && v->etype && !holds_both(o.type, v->etype)) /* bind_node narrows to a declared type the node's dtype holds */

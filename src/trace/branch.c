@@ -121,7 +121,7 @@ static bool trace_piece(const cut *c, const piece *p, int pieces, om_tensor **ou
     om_tensor_release(x);
   }
   for (int q = 0; ok && q < tr->params.n; q++) ok = om_trace_parameter(tr->params.v[q].name, tr->params.v[q].view);
-  if (ok) *n = om_trace_run(c->fn, c->ctx, outputs, c->max_outputs);
+  if (ok) *n = om__trace_run(c->fn, c->ctx, outputs, c->max_outputs, tr->runner);
   if (*n >= 0) {
     const char **names = om__alloc(sizeof *names * (size_t)(*n ? *n : 1), "trace_run");
     for (int j = 0; names && j < *n; j++)
@@ -600,8 +600,8 @@ static void cut_syms(const cut *c, int *i, int *d) {
 
 /* The loop over symbol c->k that om__run_loop found, rolled into an ONNX Loop (loop.c): the model
  * traced as a piece with k fixed three sizes above the example (repeats enough to tell what
- * moves), rolled, and the rolled graph run by the Session at sizes across k's declared range
- * against the model run eagerly there. Where every one agrees, tr->branched is the model and the
+ * moves), rolled, and the rolled graph run by the trace's runner (om_graph_runner: the Session)
+ * at sizes across k's declared range against the model run eagerly there. Where every one agrees, tr->branched is the model and the
  * outputs are the example's (their count); 0 where it does not roll or agree (no error set: the
  * loop is refused as before; *beside[0] and [1] the two sizes where the rolled graphs of two
  * pieces differed, else 0); -1 on error (set). */
@@ -686,9 +686,9 @@ static int roll_loop(const cut *c, om_tensor **outputs, uint64_t seed, uint64_t 
       beside[0] = p.v * s->multiple, beside[1] = p2.v * s->multiple;
       continue;
     }
-    om_session *sess = rolled2 ? om_session_create(rolled, NULL) : NULL;
+    void *sess = rolled2 && tr->runner ? tr->runner->open(rolled) : NULL;
     if (!sess && om_last_error() != OM_ERR_OK) break; /* an error (set) */
-    if (!sess) continue; /* not so many Loops roll */
+    if (!sess) continue; /* not so many Loops roll, or no runtime to check them */
     agrees = true;
     memset(axes, 0, sizeof *axes * (size_t)c->max_outputs);
     lo = INT64_MAX, hi = 0;
@@ -713,13 +713,13 @@ static int roll_loop(const cut *c, om_tensor **outputs, uint64_t seed, uint64_t 
         memset(in, 0, sizeof in);
         continue;
       }
-      agrees = n >= 0 && n <= c->max_outputs && om__loop_agrees(rolled, sess, in, n_in, outs, n, sizes[q] * s->multiple, axes);
+      agrees = n >= 0 && n <= c->max_outputs && om__loop_agrees(rolled, tr->runner, sess, in, n_in, outs, n, sizes[q] * s->multiple, axes);
       if (n >= 0 && n <= c->max_outputs && (q < n_sizes - 1 || !agrees)) om__release_all(outs, n);
       om__release_all(in, n_in);
       memset(in, 0, sizeof in);
       lo = sizes[q] < lo ? sizes[q] : lo, hi = sizes[q] > hi ? sizes[q] : hi;
     }
-    om_session_release(sess);
+    tr->runner->close(sess);
     if (!agrees && om_last_error() == OM_ERR_OUT_OF_MEMORY) break;
     if (!agrees) om_clear_error(); /* a model that fails at a size run: the next try, or refused as before */
   }
@@ -1017,7 +1017,7 @@ int om__branch_reexample(om_trace *tr, const om_symbol *declared, om_trace_fn fn
     }
     for (int q = 0; ok && q < tr->params.n; q++) ok = om_trace_parameter(tr->params.v[q].name, tr->params.v[q].view);
     st->rng_seed = seed, st->rng_offset = offset;
-    int got = ok ? om_trace_run(fn, ctx, outs, max_outputs) : -1;
+    int got = ok ? om__trace_run(fn, ctx, outs, max_outputs, tr->runner) : -1;
     const char **names = got >= 0 ? om__alloc(sizeof *names * (size_t)(got ? got : 1), "trace_run") : NULL;
     for (int j = 0; names && j < got; j++)
       if (!(names[j] = om__arena_printf(&sub->g.arena, "out%d", j))) names[j] = "out";

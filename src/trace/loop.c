@@ -819,11 +819,11 @@ om_traced_model *om__loop_roll(const om_traced_model *m, const char *name, int64
   return t;
 }
 
-bool om__loop_agrees(const om_traced_model *m, om_session *s, om_tensor *const *in, int n_in, om_tensor *const *want, int n_want,
+bool om__loop_agrees(const om_traced_model *m, const om_graph_runner *r, void *h, om_tensor *const *in, int n_in, om_tensor *const *want, int n_want,
                      int64_t size, om_loop_axes *axes) {
   om_tensor **got = calloc((size_t)n_want + 1, sizeof *got);
   if (!got) return om__fail(OM_ERR_OUT_OF_MEMORY, "trace_run: out of memory");
-  int n = om_session_run(s, in, n_in, got, n_want);
+  int n = r->run(h, in, n_in, got, n_want);
   bool same = n == n_want && n == m->g.outputs.n;
   for (int j = 0; same && j < n; j++) {
     const om_tensor *a = got[j], *b = want[j];

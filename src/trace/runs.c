@@ -2555,9 +2555,10 @@ static bool raised_minimums(const om_trace *tr, om_symbol *ranges) {
   return true;
 }
 
-int om_trace_run(om_trace_fn fn, void *ctx, om_tensor **outputs, int max_outputs) {
+int om__trace_run(om_trace_fn fn, void *ctx, om_tensor **outputs, int max_outputs, const om_graph_runner *runner) {
   om_trace *tr = om__need_trace("trace_run");
   if (!tr) return -1;
+  tr->runner = runner;
   if (!fn || !outputs || max_outputs < 1)
     return om__trace_fail(OM_ERR_TRACE_INVALID_USAGE, "trace_run: needs a function and room for its outputs"), -1;
   if (tr->phase != OM_PHASE_MANUAL || tr->g.nodes.n || tr->calls)

@@ -264,6 +264,7 @@ struct om_trace {
   int split_sym;             /* the range check found a threshold of this symbol to cut at (-1: none) */
   int64_t split_at;          /* the first variable of the upper piece */
   om_traced_model *branched; /* the model of the pieces, which om_trace_finish returns */
+  const om_graph_runner *runner; /* what runs a rolled graph to check it (om__trace_run's), NULL: none */
   /* calls made only at some sizes (absent.c): a run that makes identity-able calls the example's
    * run lacks names sizes where the model makes them, to trace at instead (once: not in a trace
    * begun so) */
@@ -537,11 +538,11 @@ typedef struct om_loop_axes {
   bool moved[OM_MAX_DIMS];     /* another size at some other */
   bool is_size[OM_MAX_DIMS];   /* the symbol's size at each */
 } om_loop_axes;
-/** Whether session s of model m run on in (n_in, borrowed; the symbol at size) gives want
+/** Whether runner h (r's, om_graph_runner) of model m run on in (n_in, borrowed; the symbol at size) gives want
  *  (n_want, borrowed: the model run eagerly): the same types and shapes, integers equal, floats
  *  within 1e-4 of the largest magnitude; notes what each output axis did in axes (one per
- *  output). false also where the session fails (its error cleared); with OutOfMemory set. */
-bool om__loop_agrees(const om_traced_model *m, om_session *s, om_tensor *const *in, int n_in, om_tensor *const *want, int n_want,
+ *  output). false also where the runner fails (its error cleared); with OutOfMemory set. */
+bool om__loop_agrees(const om_traced_model *m, const om_graph_runner *r, void *h, om_tensor *const *in, int n_in, om_tensor *const *want, int n_want,
                      int64_t size, om_loop_axes *axes);
 /** Whether rolled graphs a and b (of pieces at two sizes of the loop's symbol) are the same: the
  *  same nodes, attributes and constants, the sizes the values had in the runs aside. Where the

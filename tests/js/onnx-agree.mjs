@@ -1,6 +1,6 @@
 // Graphs written with tools/onnx_bytes.mjs, run by the Session and by onnxruntime-web on the same
-// feeds: the feed builders and the comparison the ONNX-layer tests share (onnx-sequences,
-// onnx-subgraphs, onnx-strings).
+// feeds: the feed builders, the comparison and the refusal check the ONNX-layer tests share
+// (onnx-ops, onnx-sequences, onnx-subgraphs, onnx-strings).
 import assert from 'node:assert/strict';
 import * as om from 'onemodel';
 import * as ort from 'onnxruntime-web';
@@ -41,5 +41,28 @@ export async function agree(model, feeds, tol = null) {
   } finally {
     ours.dispose();
     await theirs.release();
+  }
+}
+
+/**
+ * The Session refuses model bytes on feeds with kind and a message matching re. Where every input's
+ * declared size is fixed and the refusal follows from the shapes (not an input's values, not an op
+ * the runtime does not take), it comes when the session is made: Format, `the graph is invalid at
+ * the input shapes it declares (kind): ` then the op's message; else from the first run, as kind.
+ */
+export async function sessionRefuses(bytes, feeds, kind, re) {
+  let s;
+  try {
+    s = await om.InferenceSession.create(bytes);
+  } catch (e) {
+    const lead = `session: the graph is invalid at the input shapes it declares (${kind}): `;
+    assert.ok(e instanceof om.OmError && e.kind === 'Format' && e.message.startsWith(lead) && re.test(e.message.slice(lead.length)),
+              `refused at create: ${e.kind}: ${e.message}`);
+    return;
+  }
+  try {
+    assert.throws(() => s.run(feeds), (e) => (e instanceof om.OmError && e.kind === kind && re.test(e.message)) || assert.fail(`${e.kind}: ${e.message}`));
+  } finally {
+    s.dispose();
   }
 }

@@ -10,21 +10,14 @@ import assert from 'node:assert/strict';
 import * as om from 'onemodel';
 import { memoryHooks } from './helpers.mjs';
 import { onnxBytes } from '../../tools/onnx_bytes.mjs';
-import { F, I, B, node, agree } from './onnx-agree.mjs';
+import { F, I, B, node, agree, sessionRefuses } from './onnx-agree.mjs';
 
 memoryHooks();
 const i64 = (name, values, dims = []) => ({ name, dtype: 'int64', dims, values });
 const out = (name, dtype = 'float32', kind = 'tensor') => ({ name, dtype, kind });
 
-/** A session of model whose first run on feeds fails with kind and a message matching re (the session stays usable). */
-async function runRefused(model, feeds, kind, re) {
-  const s = await om.InferenceSession.create(onnxBytes({ opset: 17, ...model }));
-  try {
-    assert.throws(() => s.run(feeds), (e) => (e instanceof om.OmError && e.kind === kind && re.test(e.message)) || assert.fail(`${e.kind}: ${e.message}`));
-  } finally {
-    s.dispose();
-  }
-}
+/** The Session refuses model on feeds with kind and a message matching re (sessionRefuses: when it is made where the declared sizes decide it, else at the first run). */
+const runRefused = (model, feeds, kind, re) => sessionRefuses(onnxBytes({ opset: 17, ...model }), feeds, kind, re);
 
 const xyz = [{ name: 'x', dims: ['n', 3] }, { name: 'y', dims: ['n', 3] }, { name: 'z', dims: ['n', 3] }];
 const feedsXYZ = (n) => ({ x: F([n, 3]), y: F([n, 3], 1), z: F([n, 3], 2) });
