@@ -3194,6 +3194,39 @@ export namespace nn {
     /** F.softshrink: input - lambd above lambd (default 0.5), input + lambd below -lambd, else 0. */
     function softshrink(input: Tensor, lambd?: number): Tensor;
     function softshrink(input: Tensor, options: { lambd?: number }): Tensor;
+    /** F.selu: scale * elu(input, alpha) with PyTorch's constants (float32). */
+    function selu(input: Tensor): Tensor;
+    /** F.celu: max(0, input) + alpha * expm1(min(input, 0) / alpha) (default alpha 1, not 0; float32). */
+    function celu(input: Tensor, alpha?: number): Tensor;
+    function celu(input: Tensor, options: { alpha?: number }): Tensor;
+    /** F.logsigmoid: -softplus(-input) (float32). */
+    function logsigmoid(input: Tensor): Tensor;
+    /** F.softmin: softmax(-input) along dim (dtype casts -input first). */
+    function softmin(input: Tensor, dim: number, dtype?: DType): Tensor;
+    function softmin(input: Tensor, options: { dim: number; dtype?: DType }): Tensor;
+  }
+  /** F.selu (PyTorch's inplace flag is accepted and ignored). */
+  export class SELU extends Module {
+    constructor(inplace?: boolean);
+    constructor(options: { inplace?: boolean });
+    forward(x: Tensor): Tensor;
+  }
+  /** F.celu with alpha (default 1). */
+  export class CELU extends Module {
+    constructor(alpha?: number, inplace?: boolean);
+    constructor(options: { alpha?: number; inplace?: boolean });
+    alpha: number;
+    forward(x: Tensor): Tensor;
+  }
+  /** F.logsigmoid. */
+  export class LogSigmoid extends Module {
+    forward(x: Tensor): Tensor;
+  }
+  /** nn.Softmin(dim): softmax of -x along dim. */
+  export class Softmin extends Module {
+    constructor(dim: number);
+    readonly dim: number;
+    forward(x: Tensor): Tensor;
   }
   /** F.glu along dim (default -1). */
   export class GLU extends Module {
@@ -3670,6 +3703,11 @@ export function rad2deg(input: Tensor): Tensor;
 export function nansum(input: Tensor, dim?: Dims | null, keepdim?: boolean): Tensor;
 /** torch.nanmean over dim (none: all), NaN skipped. */
 export function nanmean(input: Tensor, dim?: Dims | null, keepdim?: boolean): Tensor;
+/** torch.selu: see nn.functional.selu. */
+export function selu(input: Tensor): Tensor;
+/** torch.celu: see nn.functional.celu. */
+export function celu(input: Tensor, alpha?: number): Tensor;
+export function celu(input: Tensor, options: { alpha?: number }): Tensor;
 
 export interface Tensor {
   /** See {@link baddbmm}. */

@@ -192,6 +192,8 @@ export const OPS = [
   ['isfinite', impl(act.isfinite), MF],
   ['softmax', keywords(['dim', 'dtype'], impl(norm.softmax)), MF],
   ['logSoftmax', keywords(['dim', 'dtype'], impl(norm.logSoftmax)), MF],
+  ['selu', impl(act.selu), F], // torch.selu and torch.celu (no Tensor methods in PyTorch)
+  ['celu', impl(act.celu), F],
   // dtype
   ['to', impl(shape.to), M],
   ['float', impl((input) => shape.to(input, 'float32')), M],
