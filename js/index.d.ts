@@ -3703,6 +3703,15 @@ export function rad2deg(input: Tensor): Tensor;
 export function nansum(input: Tensor, dim?: Dims | null, keepdim?: boolean): Tensor;
 /** torch.nanmean over dim (none: all), NaN skipped. */
 export function nanmean(input: Tensor, dim?: Dims | null, keepdim?: boolean): Tensor;
+/** torch.diff's keywords: the order n (default 1), dim (default -1), tensors joined before and after along dim. */
+export interface DiffOptions { n?: number; dim?: number; prepend?: Tensor | null; append?: Tensor | null }
+/** torch.diff: the n-th forward difference along dim (bool: !=) after prepend and append are joined there. */
+export function diff(input: Tensor, n?: number, dim?: number, prepend?: Tensor | null, append?: Tensor | null): Tensor;
+export function diff(input: Tensor, options: DiffOptions): Tensor;
+export function diff(input: Tensor, n: number, options: DiffOptions): Tensor;
+/** torch.take_along_dim: gather along dim after input and int64 indices broadcast off dim; no dim: of the flattened input. */
+export function takeAlongDim(input: Tensor, indices: Tensor, dim?: number | null): Tensor;
+export function takeAlongDim(input: Tensor, options: { indices: Tensor; dim?: number | null }): Tensor;
 /** torch.selu: see nn.functional.selu. */
 export function selu(input: Tensor): Tensor;
 /** torch.celu: see nn.functional.celu. */
@@ -3758,4 +3767,11 @@ export interface Tensor {
   nanmean(dim?: Dims | null, keepdim?: boolean): Tensor;
   /** torch.trace: the sum of a matrix's main diagonal (a method only: om.trace is the tracer). */
   trace(): Tensor;
+  /** See {@link diff}. */
+  diff(n?: number, dim?: number, prepend?: Tensor | null, append?: Tensor | null): Tensor;
+  diff(options: DiffOptions): Tensor;
+  diff(n: number, options: DiffOptions): Tensor;
+  /** See {@link takeAlongDim}. */
+  takeAlongDim(indices: Tensor, dim?: number | null): Tensor;
+  takeAlongDim(options: { indices: Tensor; dim?: number | null }): Tensor;
 }

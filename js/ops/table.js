@@ -375,6 +375,8 @@ export const OPS = [
   ['nansum', impl(arith.nansum), MF],
   ['nanmean', impl(arith.nanmean), MF],
   ['trace', impl(arith.trace), M], // a method only: om.trace is the tracer
+  ['diff', keywords(['n', 'dim', 'prepend', 'append'], impl(arith.diff)), MF],
+  ['takeAlongDim', keywords(['indices', 'dim'], impl(arith.takeAlongDim)), MF],
 ];
 
 // PyTorch's dtype categories (bool < integer < floating) and names: an in-place op writes its
