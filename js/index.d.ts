@@ -838,6 +838,18 @@ export class Tensor {
   scatterAdd(options: { dim: number; index: Tensor; src: Tensor }): Tensor;
   /** torch.Tensor.scatter: see {@link scatter}. */
   scatter(dim: number, index: Tensor, src: Tensor | Scalar, options?: { reduce?: 'add' | null }): Tensor;
+  /** torch.Tensor.index_fill: see {@link indexFill}. */
+  indexFill(dim: number, index: Tensor, value: Scalar | Tensor): Tensor;
+  indexFill(options: { dim: number; index: Tensor; value: Scalar | Tensor }): Tensor;
+  /** `this.copy_(this.indexFill(...))`. */
+  indexFill_(dim: number, index: Tensor, value: Scalar | Tensor): this;
+  indexFill_(options: { dim: number; index: Tensor; value: Scalar | Tensor }): this;
+  /** torch.Tensor.index_copy: see {@link indexCopy}. */
+  indexCopy(dim: number, index: Tensor, source: Tensor): Tensor;
+  indexCopy(options: { dim: number; index: Tensor; source: Tensor }): Tensor;
+  /** `this.copy_(this.indexCopy(...))`. */
+  indexCopy_(dim: number, index: Tensor, source: Tensor): this;
+  indexCopy_(options: { dim: number; index: Tensor; source: Tensor }): this;
   /** In place: this.copy_(this.scatter(...)). */
   scatter_(dim: number, index: Tensor, src: Tensor | Scalar, options?: { reduce?: 'add' | null }): this;
   /** PyTorch's advanced-indexing read `x[i, j, ...]`: see {@link index}. */
@@ -3493,6 +3505,12 @@ export function gather(input: Tensor, options: { dim: number; index: Tensor }): 
 /** torch.index_add. */
 export function indexAdd(input: Tensor, dim: number, index: Tensor, source: Tensor): Tensor;
 export function indexAdd(input: Tensor, options: { dim: number; index: Tensor; source: Tensor }): Tensor;
+/** torch.index_fill: a copy with the slices at index (int64, at most 1-D; negatives from the end) along dim set to value (a number or a 0-d tensor). */
+export function indexFill(input: Tensor, dim: number, index: Tensor, value: Scalar | Tensor): Tensor;
+export function indexFill(input: Tensor, options: { dim: number; index: Tensor; value: Scalar | Tensor }): Tensor;
+/** torch.index_copy: a copy with slice index[i] along dim replaced by source's slice i (source: input's shape with index's length at dim). */
+export function indexCopy(input: Tensor, dim: number, index: Tensor, source: Tensor): Tensor;
+export function indexCopy(input: Tensor, options: { dim: number; index: Tensor; source: Tensor }): Tensor;
 /** torch.scatter_add. */
 export function scatterAdd(input: Tensor, dim: number, index: Tensor, src: Tensor): Tensor;
 export function scatterAdd(input: Tensor, options: { dim: number; index: Tensor; src: Tensor }): Tensor;

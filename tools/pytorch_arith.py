@@ -2,7 +2,7 @@
 """PyTorch's values of div's rounding modes, floor_divide, the int64 shifts, addcmul, addcdiv,
 lerp and the small functions ports call by name (xlogy, nan_to_num, count_nonzero, aminmax,
 logcumsumexp, trunc, fix, sgn, fliplr, flipud, rot90, movedim, narrow_copy, tensor_split, hsplit,
-vsplit, dsplit, diff, take_along_dim), as the fixture of tests/js/arith.test.mjs.
+vsplit, dsplit, diff, take_along_dim, index_fill, index_copy), as the fixture of tests/js/arith.test.mjs.
 
 The operands hold what breaks a careless kernel: quotients just below an integer (where floor(a / b)
 rounds up and PyTorch's floor division does not), -0.0, NaN, infinities, zero divisors of floats,
@@ -209,6 +209,26 @@ case('take_along_dim negative dim', 'take_along_dim', torch.take_along_dim, [tor
 case('take_along_dim rank', 'take_along_dim', torch.take_along_dim, [ta, torch.tensor([0, 1]), 1])
 case('take_along_dim float indices', 'take_along_dim', torch.take_along_dim, [ta, torch.tensor([[0.0]]), 1])
 case('take_along_dim out of range', 'take_along_dim', torch.take_along_dim, [ta, torch.tensor([[4]]), 1])
+
+# index_fill (negative indices count from the end; a 0-d value tensor; int64 truncates a float
+# value) and index_copy (-0.0 and NaN copied as they are)
+xf = torch.arange(24.0).reshape(2, 3, 4) - 11.5
+case('index_fill', 'index_fill', torch.Tensor.index_fill, [xf, 1, torch.tensor([2, -3]), -7.25])
+case('index_fill last dim', 'index_fill', torch.Tensor.index_fill, [xf, -1, torch.tensor(3), float('nan')])
+case('index_fill value tensor', 'index_fill', torch.Tensor.index_fill, [xf, 0, torch.tensor([1]), torch.tensor(0.5)])
+case('index_fill int64', 'index_fill', torch.Tensor.index_fill, [torch.arange(6).reshape(2, 3), 1, torch.tensor([0, 2]), 2.5])
+case('index_fill bool', 'index_fill', torch.Tensor.index_fill, [torch.zeros(2, 3, dtype=torch.bool), 0, torch.tensor([1]), True])
+case('index_fill out of range', 'index_fill', torch.Tensor.index_fill, [xf, 1, torch.tensor([3]), 1.0])
+case('index_fill 2-D index', 'index_fill', torch.Tensor.index_fill, [xf, 1, torch.tensor([[0]]), 1.0])
+case('index_fill 1-D value', 'index_fill', torch.Tensor.index_fill, [xf, 1, torch.tensor([0]), torch.tensor([1.0])])
+src = torch.tensor([[-0.0, float('nan'), 3.5, 1e30], [-1.0, -2.0, -3.0, -4.0]]).reshape(2, 1, 4).expand(2, 2, 4).contiguous()
+case('index_copy', 'index_copy', torch.Tensor.index_copy, [xf, 1, torch.tensor([2, 0]), src])
+case('index_copy dim 0', 'index_copy', torch.Tensor.index_copy, [xf, 0, torch.tensor([1]), src[:1, :1].expand(1, 3, 4).contiguous()])
+case('index_copy int64', 'index_copy', torch.Tensor.index_copy, [torch.arange(6).reshape(2, 3), -1, torch.tensor([1]), torch.tensor([[2 ** 60], [-5]])])
+case('index_copy negative index', 'index_copy', torch.Tensor.index_copy, [xf, 1, torch.tensor([-1, 0]), src])
+case('index_copy dtypes', 'index_copy', torch.Tensor.index_copy, [xf, 1, torch.tensor([2, 0]), src.long()])
+case('index_copy slice shapes', 'index_copy', torch.Tensor.index_copy, [xf, 1, torch.tensor([2, 0]), src[:, :, :3].contiguous()])
+case('index_copy float index', 'index_copy', torch.Tensor.index_copy, [xf, 1, torch.tensor([2.0, 0.0]), src])
 
 os.makedirs(os.path.dirname(OUT), exist_ok=True)
 with open(OUT, 'w') as f:

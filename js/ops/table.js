@@ -272,6 +272,8 @@ export const OPS = [
   ['argwhere', impl(indexing.argwhere), MF],
   ['maskedSelect', impl(indexing.maskedSelect), MF],
   ['indexPut', impl(indexing.indexPut), MF, 'indexPut_'],
+  ['indexFill', keywords(['dim', 'index', 'value'], impl(indexing.indexFill)), MF, 'indexFill_'],
+  ['indexCopy', keywords(['dim', 'index', 'source'], impl(indexing.indexCopy)), MF, 'indexCopy_'],
   // sorting and repeats (js/ops/sort.js)
   ['topk', impl(sorting.topk), MF],
   ['multinomial', impl(sorting.multinomial), MF],

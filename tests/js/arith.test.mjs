@@ -2,7 +2,8 @@
 // functions ports call by name (js/ops/arith.js, js/ops/table.js): values against
 // tests/js/fixtures/pytorch/ops/arith.json (written by tools/pytorch_arith.py), PyTorch's refusals
 // as OmError kinds, in-place forms, gradients by finite differences, and traced models run in
-// onnxruntime-web and the Session at other sizes against eager runs; diff and takeAlongDim too.
+// onnxruntime-web and the Session at other sizes against eager runs; diff, takeAlongDim, indexFill
+// and indexCopy too.
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -79,6 +80,8 @@ const CALLS = {
   nanmean: (x, d) => x.nanmean(d),
   trace: (x) => x.trace(), // a method only: om.trace is the tracer
   diff: (x, ...rest) => (rest.length > 2 ? om.diff(x, ...rest.slice(0, -1)) : x.diff(...rest.slice(0, -1))),
+  index_fill: (x, d, i, v) => x.indexFill(d, i, v),
+  index_copy: (x, d, i, src) => om.indexCopy(x, d, i, src),
   take_along_dim: (x, i, ...rest) => (rest.length > 1 ? x.takeAlongDim(i, ...rest.slice(0, -1)) : om.takeAlongDim(x, i)),
 };
 
@@ -101,6 +104,13 @@ const REFUSALS = {
   'take_along_dim rank': ['InvalidArgument', /^takeAlongDim: input and indices should have the same number of dimensions, but got 2 dimensions for input, and 1 dimensions for indices$/],
   'take_along_dim float indices': ['DtypeMismatch', /^takeAlongDim: dtype of indices should be int64 \(Long\) but got float32$/],
   'take_along_dim out of range': ['IndexOutOfRange', /^gather: index 4 is out of range for dim 1 of size 4/],
+  'index_fill out of range': ['IndexOutOfRange', /^indexFill: index 3 is out of bounds for dimension 1 with size 3$/],
+  'index_fill 2-D index': ['ShapeMismatch', /^indexFill: Index has to be a vector\/scalar, got 2 dims$/],
+  'index_fill 1-D value': ['ShapeMismatch', /^indexFill: only supports a 0-dimensional value tensor, but got tensor with 1 dimension\(s\)$/],
+  'index_copy negative index': ['IndexOutOfRange', /^indexCopy: index -1 is out of bounds for dimension 1 with size 3$/],
+  'index_copy dtypes': ['DtypeMismatch', /^indexCopy: self and source expected to have the same dtype, but got \(self\) float32 and \(source\) int64$/],
+  'index_copy slice shapes': ['ShapeMismatch', /^indexCopy: source \[2,2,3\] must be input \[2,3,4\] with the number of indices \(2\) at dim 1, i\.e\. \[2,2,4\]$/],
+  'index_copy float index': ['DtypeMismatch', /^indexCopy: Expected an int64 \(long\) tensor for index, but got float32$/],
 };
 
 // ops whose steps PyTorch's kernels may round differently (a fused multiply-add, a running sum)
@@ -273,6 +283,33 @@ describe('diff and takeAlongDim', () => {
     const model = moduleOf((x, i) => om.diff(x, 2, 0).sum(0).add(x.takeAlongDim(x.argsort(1), 1).mul(x.diff(1, 0, x.narrow(0, 0, 1))).sum(0))
       .add(x.unsqueeze(1).takeAlongDim(i.unsqueeze(0), 2).sum([0, 1])));
     trace(model, { x: [om.randn([4, 6], { seed: 16 }), ['n', null]], i: om.tensor([[0n], [2n]]) });
+  }));
+});
+
+describe('indexFill and indexCopy', () => {
+  test('in place, keywords, errors', () => om.tidy(() => {
+    const x = om.zeros([2, 3]);
+    assert.equal(x.indexFill_(1, om.tensor([0n, -1n]), 4), x);
+    x.indexCopy_({ dim: 0, index: om.tensor([1n]), source: om.tensor([[7, 8, 9]]) });
+    assert.deepEqual(vals(x), [4, 0, 4, 7, 8, 9]);
+    assert.deepEqual(vals(om.indexFill(x, { dim: 0, index: om.tensor(0n), value: -1 })), [-1, -1, -1, 7, 8, 9]);
+    // a 0-d value tensor is read as PyTorch's Scalar: cast to the input's dtype (1.5 into int64 is 1)
+    assert.deepEqual(vals(om.zeros([2], { dtype: 'int64' }).indexFill_(0, om.tensor([0n]), om.tensor(1.5))), [1, 0]);
+    throwsKind(() => x.indexFill(2, om.tensor([0n]), 1), 'IndexOutOfRange', /^indexFill: dim 2 is out of range for a tensor of 2 dims$/);
+    throwsKind(() => x.indexFill(0, om.tensor([0n]), 'a'), 'InvalidArgument', /^indexFill: value must be a number or a 0-d Tensor, got a string/);
+    throwsKind(() => x.indexFill(0, [0], 1), 'InvalidArgument', /^indexFill: index must be a Tensor/);
+    throwsKind(() => x.indexCopy(0, om.tensor([0n]), [1, 2, 3]), 'InvalidArgument', /^indexCopy: source must be a Tensor/);
+    throwsKind(() => x.indexCopy(0, om.tensor([2n]), om.ones([1, 3])), 'IndexOutOfRange', /^indexCopy: index 2 is out of bounds for dimension 0 with size 2$/);
+  }));
+
+  test('gradients by finite differences: input (zero at the written slices), value, source', () => om.tidy(() => {
+    gradcheck((a, v) => a.indexFill(1, om.tensor([2n, -4n]), v), om.randn([2, 4, 3], { seed: 17 }), om.tensor(0.3));
+    gradcheck((a, s) => om.indexCopy(a, 2, om.tensor([2n, 0n]), s), om.randn([2, 4, 3], { seed: 18 }), om.randn([2, 4, 2], { seed: 19 }));
+  }));
+
+  test('traced over a symbolic axis (negative indices wrapped in the graph)', () => withTraced((keep, trace) => {
+    const model = moduleOf((x, s) => x.indexFill(1, om.tensor([-1n, 0n]), -2.5).add(x.indexCopy(1, om.tensor([1n, 2n]), s.mul(3))));
+    trace(model, { x: [om.randn([3, 4], { seed: 20 }), ['n', null]], s: [om.randn([3, 2], { seed: 21 }), ['n', null]] });
   }));
 });
 
