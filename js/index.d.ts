@@ -2422,6 +2422,31 @@ export namespace nn {
     readonly eps: number;
     forward(x1: Tensor, x2: Tensor): Tensor;
   }
+  /** Options of marginRankingLoss / hingeEmbeddingLoss and their modules. */
+  export interface MarginOptions extends ReductionOptions {
+    /** The margin (default 0 for marginRankingLoss, 1 for hingeEmbeddingLoss). */
+    margin?: number;
+  }
+  /** nn.MarginRankingLoss: forward(input1, input2, target). */
+  export class MarginRankingLoss extends Module {
+    constructor(options?: MarginOptions);
+    readonly reduction: Reduction;
+    readonly margin: number;
+    forward(input1: Tensor, input2: Tensor, target: Tensor): Tensor;
+  }
+  /** nn.HingeEmbeddingLoss. */
+  export class HingeEmbeddingLoss extends Module {
+    constructor(options?: MarginOptions);
+    readonly reduction: Reduction;
+    readonly margin: number;
+    forward(input: Tensor, target: Tensor): Tensor;
+  }
+  /** nn.SoftMarginLoss. */
+  export class SoftMarginLoss extends Module {
+    constructor(options?: ReductionOptions);
+    readonly reduction: Reduction;
+    forward(input: Tensor, target: Tensor): Tensor;
+  }
 
   export namespace functional {
     /** PyTorch's F.l1_loss. */
@@ -2438,6 +2463,12 @@ export namespace nn {
     function klDiv(input: Tensor, target: Tensor, options?: KLDivOptions): Tensor;
     /** PyTorch's F.cosine_similarity. */
     function cosineSimilarity(x1: Tensor, x2: Tensor, options?: CosineSimilarityOptions): Tensor;
+    /** PyTorch's F.margin_ranking_loss: max(0, -target * (input1 - input2) + margin); the three of one number of dims. */
+    function marginRankingLoss(input1: Tensor, input2: Tensor, target: Tensor, options?: MarginOptions): Tensor;
+    /** PyTorch's F.hinge_embedding_loss: max(0, margin - input) where target != 1, plus input where target != -1. */
+    function hingeEmbeddingLoss(input: Tensor, target: Tensor, options?: MarginOptions): Tensor;
+    /** PyTorch's F.soft_margin_loss: log(1 + exp(-input * target)). */
+    function softMarginLoss(input: Tensor, target: Tensor, options?: ReductionOptions): Tensor;
     /** PyTorch's F.mse_loss. */
     function mseLoss(input: Tensor, target: Tensor, options?: ReductionOptions): Tensor;
     /** PyTorch's F.nll_loss. */

@@ -1,7 +1,9 @@
 // Losses in PyTorch's shape: the functions of om.nn.functional (mseLoss, nllLoss, crossEntropy,
 // ctcLoss, l1Loss, smoothL1Loss, huberLoss, binaryCrossEntropy, binaryCrossEntropyWithLogits,
-// klDiv, cosineSimilarity) and the modules of om.nn (MSELoss, NLLLoss, CrossEntropyLoss, CTCLoss,
-// L1Loss, SmoothL1Loss, HuberLoss, BCELoss, BCEWithLogitsLoss, KLDivLoss, CosineSimilarity).
+// klDiv, cosineSimilarity, marginRankingLoss, hingeEmbeddingLoss, softMarginLoss) and the modules
+// of om.nn (MSELoss, NLLLoss, CrossEntropyLoss, CTCLoss, L1Loss, SmoothL1Loss, HuberLoss, BCELoss,
+// BCEWithLogitsLoss, KLDivLoss, CosineSimilarity, MarginRankingLoss, HingeEmbeddingLoss,
+// SoftMarginLoss).
 // mseLoss, nllLoss, crossEntropy and ctcLoss are one C op each (src/ops/loss.c); mseLoss traces to
 // ONNX (Sub, Mul, ReduceMean/ReduceSum); nllLoss, crossEntropy and ctcLoss are refused while
 // tracing (UnsupportedOperation: losses are not part of an inference graph) and compute eagerly,
@@ -313,8 +315,62 @@ export function cosineSimilarity(x1, x2, options) {
   return tidy(() => x1.div(x1.norm(2, dim, true).clamp(eps)).mul(x2.div(x2.norm(2, dim, true).clamp(eps))).sum(dim));
 }
 
+/** A number (NaN and the infinities pass, as PyTorch's float margins). */
+function margin(x, who) {
+  if (typeof x !== 'number') throw invalid(`${who}: margin must be a number, got ${describe(x)}`);
+  return x;
+}
+
+/** Tensors of one number of dims (PyTorch's check; sizes then broadcast as its ops do). */
+function sameDims(who, named) {
+  const entries = Object.entries(named);
+  for (const [name, t] of entries) handle(t, who, name);
+  if (entries.some(([, t]) => t.ndim !== entries[0][1].ndim)) {
+    throw invalid(`${who}: All input tensors should have same dimension but got sizes: ${entries.map(([n, t]) => `${n}: [${t.shape}]`).join(', ')}`);
+  }
+}
+
+/**
+ * F.margin_ranking_loss(input1, input2, target, margin=0, reduction='mean'): max(0, -target *
+ * (input1 - input2) + margin), target 1 where input1 should rank higher and -1 where lower.
+ */
+export function marginRankingLoss(input1, input2, target, options) {
+  const who = 'marginRankingLoss';
+  requireReady(who);
+  const o = optionsArg(options, who, ['margin', 'reduction']);
+  const m = margin(o.margin ?? 0, who), reduction = o.reduction ?? 'mean';
+  sameDims(who, { input1, input2, target });
+  return tidy(() => reduce(target.neg().mul(input1.sub(input2)).add(m).clampMin(0), reduction, who));
+}
+
+/**
+ * F.hinge_embedding_loss(input, target, margin=1, reduction='mean'), PyTorch's steps: max(0,
+ * margin - input) where target is not 1, plus input where target is not -1 (so a target of 1
+ * gives input, -1 the hinge, and any other value both).
+ */
+export function hingeEmbeddingLoss(input, target, options) {
+  const who = 'hingeEmbeddingLoss';
+  requireReady(who);
+  const o = optionsArg(options, who, ['margin', 'reduction']);
+  const m = margin(o.margin ?? 1, who), reduction = o.reduction ?? 'mean';
+  sameDims(who, { input, target });
+  return tidy(() => {
+    const hinge = where(target.ne(1), input.neg().add(m).clampMin(0), 0);
+    return reduce(hinge.add(where(target.ne(-1), input, 0)), reduction, who);
+  });
+}
+
+/** F.soft_margin_loss(input, target, reduction='mean'): log(1 + exp(-input * target)), target 1 or -1. */
+export function softMarginLoss(input, target, options) {
+  const who = 'softMarginLoss';
+  requireReady(who);
+  const { reduction = 'mean' } = optionsArg(options, who, ['reduction']);
+  sameShape(input, target, who);
+  return tidy(() => reduce(input.neg().mul(target).exp().log1p(), reduction, who));
+}
+
 /** A module holding { reduction } and the options a pointwise loss takes, calling fn(input, target, options). */
-function pointwiseLoss(name, fn, defaults) {
+function pointwiseLoss(name, fn, defaults, arity = 2) {
   return class extends Module {
     constructor(options) {
       super();
@@ -327,8 +383,10 @@ function pointwiseLoss(name, fn, defaults) {
       if (this.reduction !== 'batchmean') reductionCode(this.reduction, name);
     }
 
-    forward(input, target) {
-      return fn(input, target, Object.fromEntries(Object.keys(defaults).map((k) => [k, this[k]])));
+    forward(...tensors) {
+      // input and target, or MarginRankingLoss's input1, input2 and target
+      if (tensors.length !== arity) throw invalid(`${name}: forward takes ${arity} tensors, got ${tensors.length}`);
+      return fn(...tensors, Object.fromEntries(Object.keys(defaults).map((k) => [k, this[k]])));
     }
   };
 }
@@ -339,6 +397,12 @@ export const L1Loss = pointwiseLoss('L1Loss', l1Loss, { reduction: 'mean' });
 export const SmoothL1Loss = pointwiseLoss('SmoothL1Loss', smoothL1Loss, { reduction: 'mean', beta: 1 });
 /** nn.HuberLoss({ reduction, delta }). */
 export const HuberLoss = pointwiseLoss('HuberLoss', huberLoss, { reduction: 'mean', delta: 1 });
+/** nn.MarginRankingLoss({ margin, reduction }): forward(input1, input2, target). */
+export const MarginRankingLoss = pointwiseLoss('MarginRankingLoss', marginRankingLoss, { margin: 0, reduction: 'mean' }, 3);
+/** nn.HingeEmbeddingLoss({ margin, reduction }). */
+export const HingeEmbeddingLoss = pointwiseLoss('HingeEmbeddingLoss', hingeEmbeddingLoss, { margin: 1, reduction: 'mean' });
+/** nn.SoftMarginLoss({ reduction }). */
+export const SoftMarginLoss = pointwiseLoss('SoftMarginLoss', softMarginLoss, { reduction: 'mean' });
 /** nn.BCELoss({ weight, reduction }); the module owns weight. */
 export const BCELoss = pointwiseLoss('BCELoss', binaryCrossEntropy, { weight: null, reduction: 'mean' });
 /** nn.BCEWithLogitsLoss({ weight, reduction, posWeight }); the module owns weight and posWeight. */
