@@ -2447,6 +2447,32 @@ export namespace nn {
     readonly reduction: Reduction;
     forward(input: Tensor, target: Tensor): Tensor;
   }
+  /** nn.CosineEmbeddingLoss: forward(input1, input2, target). */
+  export class CosineEmbeddingLoss extends Module {
+    constructor(options?: MarginOptions);
+    readonly reduction: Reduction;
+    readonly margin: number;
+    forward(input1: Tensor, input2: Tensor, target: Tensor): Tensor;
+  }
+  /** Options of tripletMarginLoss / TripletMarginLoss. */
+  export interface TripletMarginOptions extends MarginOptions {
+    /** The norm's order, > 0 (default 2). */
+    p?: number;
+    /** Added to each difference before its norm (default 1e-6). */
+    eps?: number;
+    /** Use the smaller of d(anchor, negative) and d(positive, negative) (default false). */
+    swap?: boolean;
+  }
+  /** nn.TripletMarginLoss: forward(anchor, positive, negative). */
+  export class TripletMarginLoss extends Module {
+    constructor(options?: TripletMarginOptions);
+    readonly reduction: Reduction;
+    readonly margin: number;
+    readonly p: number;
+    readonly eps: number;
+    readonly swap: boolean;
+    forward(anchor: Tensor, positive: Tensor, negative: Tensor): Tensor;
+  }
 
   export namespace functional {
     /** PyTorch's F.l1_loss. */
@@ -2469,6 +2495,10 @@ export namespace nn {
     function hingeEmbeddingLoss(input: Tensor, target: Tensor, options?: MarginOptions): Tensor;
     /** PyTorch's F.soft_margin_loss: log(1 + exp(-input * target)). */
     function softMarginLoss(input: Tensor, target: Tensor, options?: ReductionOptions): Tensor;
+    /** PyTorch's F.cosine_embedding_loss: 1 - cos where target is 1, max(0, cos - margin) where -1; [N, D] inputs with [N] target, or [D] with 0-d. */
+    function cosineEmbeddingLoss(input1: Tensor, input2: Tensor, target: Tensor, options?: MarginOptions): Tensor;
+    /** PyTorch's F.triplet_margin_loss: max(0, margin + d(anchor, positive) - d(anchor, negative)), d the p-norm of a - b + eps over the last dim. */
+    function tripletMarginLoss(anchor: Tensor, positive: Tensor, negative: Tensor, options?: TripletMarginOptions): Tensor;
     /** PyTorch's F.mse_loss. */
     function mseLoss(input: Tensor, target: Tensor, options?: ReductionOptions): Tensor;
     /** PyTorch's F.nll_loss. */

@@ -8,7 +8,7 @@ export { embedding, embeddingBag, interpolate } from '../ops/index.js';
 export { oneHot, pixelShuffle, pixelUnshuffle } from '../ops/sort.js';
 export {
   mseLoss, nllLoss, crossEntropy, ctcLoss, l1Loss, smoothL1Loss, huberLoss, binaryCrossEntropy, binaryCrossEntropyWithLogits, klDiv,
-  cosineSimilarity, marginRankingLoss, hingeEmbeddingLoss, softMarginLoss,
+  cosineSimilarity, marginRankingLoss, hingeEmbeddingLoss, softMarginLoss, cosineEmbeddingLoss, tripletMarginLoss,
 } from './loss.js';
 export {
   relu, sigmoid, tanh, silu, hardswish, hardsigmoid, hardtanh, relu6, leakyRelu, elu, gelu, softplus, pad, dropout,

@@ -10,7 +10,7 @@ export { MultiheadAttention } from './attention.js';
 export { Embedding, EmbeddingBag, Upsample, PixelShuffle, PixelUnshuffle } from './embedding.js';
 export {
   MSELoss, NLLLoss, CrossEntropyLoss, CTCLoss, L1Loss, SmoothL1Loss, HuberLoss, BCELoss, BCEWithLogitsLoss, KLDivLoss, CosineSimilarity,
-  MarginRankingLoss, HingeEmbeddingLoss, SoftMarginLoss,
+  MarginRankingLoss, HingeEmbeddingLoss, SoftMarginLoss, CosineEmbeddingLoss, TripletMarginLoss,
 } from './loss.js';
 export {
   ReLU, ReLU6, LeakyReLU, ELU, GELU, SiLU, Softplus, Hardswish, Hardsigmoid, Hardtanh, Sigmoid, Tanh, Identity, Flatten, Dropout,

@@ -1,9 +1,10 @@
 // Losses in PyTorch's shape: the functions of om.nn.functional (mseLoss, nllLoss, crossEntropy,
 // ctcLoss, l1Loss, smoothL1Loss, huberLoss, binaryCrossEntropy, binaryCrossEntropyWithLogits,
-// klDiv, cosineSimilarity, marginRankingLoss, hingeEmbeddingLoss, softMarginLoss) and the modules
-// of om.nn (MSELoss, NLLLoss, CrossEntropyLoss, CTCLoss, L1Loss, SmoothL1Loss, HuberLoss, BCELoss,
-// BCEWithLogitsLoss, KLDivLoss, CosineSimilarity, MarginRankingLoss, HingeEmbeddingLoss,
-// SoftMarginLoss).
+// klDiv, cosineSimilarity, marginRankingLoss, hingeEmbeddingLoss, softMarginLoss,
+// cosineEmbeddingLoss, tripletMarginLoss) and the modules of om.nn (MSELoss, NLLLoss,
+// CrossEntropyLoss, CTCLoss, L1Loss, SmoothL1Loss, HuberLoss, BCELoss, BCEWithLogitsLoss,
+// KLDivLoss, CosineSimilarity, MarginRankingLoss, HingeEmbeddingLoss, SoftMarginLoss,
+// CosineEmbeddingLoss, TripletMarginLoss).
 // mseLoss, nllLoss, crossEntropy and ctcLoss are one C op each (src/ops/loss.c); mseLoss traces to
 // ONNX (Sub, Mul, ReduceMean/ReduceSum); nllLoss, crossEntropy and ctcLoss are refused while
 // tracing (UnsupportedOperation: losses are not part of an inference graph) and compute eagerly,
@@ -369,6 +370,57 @@ export function softMarginLoss(input, target, options) {
   return tidy(() => reduce(input.neg().mul(target).exp().log1p(), reduction, who));
 }
 
+/**
+ * F.cosine_embedding_loss(input1, input2, target, margin=0, reduction='mean'), PyTorch's steps:
+ * cos = sum(x1 x2) / sqrt((sum(x1^2) + 1e-12) (sum(x2^2) + 1e-12)) over the last dim, then 1 - cos
+ * where target is 1, max(0, cos - margin) where it is -1, 0 elsewhere. Inputs [N, D] with target
+ * [N], or [D] with a 0-d target.
+ */
+export function cosineEmbeddingLoss(input1, input2, target, options) {
+  const who = 'cosineEmbeddingLoss';
+  requireReady(who);
+  const o = optionsArg(options, who, ['margin', 'reduction']);
+  const m = margin(o.margin ?? 0, who), reduction = o.reduction ?? 'mean';
+  for (const [name, t] of Object.entries({ input1, input2, target })) handle(t, who, name);
+  if (target.ndim > 1) throw invalid(`${who}: Expected 1D or 0D target tensor, but got ${target.ndim}D target tensor`);
+  const want = target.ndim + 1;
+  if (input1.ndim !== want || input2.ndim !== want) {
+    throw invalid(`${who}: ${target.ndim}D target tensor expects ${want}D input tensors, but found inputs with sizes [${input1.shape}] and [${input2.shape}]`);
+  }
+  return tidy(() => {
+    const d = want - 1;
+    const dot = input1.mul(input2).sum(d);
+    const mag1 = input1.mul(input1).sum(d).add(1e-12), mag2 = input2.mul(input2).sum(d).add(1e-12);
+    const cos = dot.div(mag1.mul(mag2).sqrt());
+    const loss = where(target.eq(1), cos.neg().add(1), 0).add(where(target.eq(-1), cos.sub(m).clampMin(0), 0));
+    return reduce(loss, reduction, who);
+  });
+}
+
+/**
+ * F.triplet_margin_loss(anchor, positive, negative, margin=1, p=2, eps=1e-6, swap=False,
+ * reduction='mean'): max(0, margin + d(anchor, positive) - d(anchor, negative)) with d(a, b) =
+ * norm(a - b + eps, p) over the last dim (PyTorch's pairwise_distance); swap uses the smaller of
+ * d(anchor, negative) and d(positive, negative).
+ */
+export function tripletMarginLoss(anchor, positive, negative, options) {
+  const who = 'tripletMarginLoss';
+  requireReady(who);
+  const o = optionsArg(options, who, ['margin', 'p', 'eps', 'swap', 'reduction']);
+  const m = margin(o.margin ?? 1, who), reduction = o.reduction ?? 'mean';
+  const p = o.p ?? 2, eps = nonNegative(o.eps ?? 1e-6, who, 'eps'), swap = o.swap ?? false;
+  if (typeof p !== 'number' || !(p > 0)) throw invalid(`${who}: p must be a number > 0, got ${describe(p)}`);
+  if (typeof swap !== 'boolean') throw invalid(`${who}: swap must be a boolean, got ${describe(swap)}`);
+  sameDims(who, { anchor, positive, negative });
+  if (anchor.ndim < 1 || anchor.ndim > 2) throw invalid(`${who}: takes 1-D or 2-D inputs ([D] or [N, D]), got ${anchor.ndim} dims`);
+  return tidy(() => {
+    const dist = (a, b) => a.sub(b).add(eps).norm(p, -1);
+    const dPos = dist(anchor, positive);
+    const dNeg = swap ? dist(anchor, negative).minimum(dist(positive, negative)) : dist(anchor, negative);
+    return reduce(dPos.sub(dNeg).add(m).clampMin(0), reduction, who);
+  });
+}
+
 /** A module holding { reduction } and the options a pointwise loss takes, calling fn(input, target, options). */
 function pointwiseLoss(name, fn, defaults, arity = 2) {
   return class extends Module {
@@ -384,7 +436,7 @@ function pointwiseLoss(name, fn, defaults, arity = 2) {
     }
 
     forward(...tensors) {
-      // input and target, or MarginRankingLoss's input1, input2 and target
+      // input and target, or three tensors (MarginRankingLoss, CosineEmbeddingLoss, TripletMarginLoss)
       if (tensors.length !== arity) throw invalid(`${name}: forward takes ${arity} tensors, got ${tensors.length}`);
       return fn(...tensors, Object.fromEntries(Object.keys(defaults).map((k) => [k, this[k]])));
     }
@@ -403,6 +455,10 @@ export const MarginRankingLoss = pointwiseLoss('MarginRankingLoss', marginRankin
 export const HingeEmbeddingLoss = pointwiseLoss('HingeEmbeddingLoss', hingeEmbeddingLoss, { margin: 1, reduction: 'mean' });
 /** nn.SoftMarginLoss({ reduction }). */
 export const SoftMarginLoss = pointwiseLoss('SoftMarginLoss', softMarginLoss, { reduction: 'mean' });
+/** nn.CosineEmbeddingLoss({ margin, reduction }): forward(input1, input2, target). */
+export const CosineEmbeddingLoss = pointwiseLoss('CosineEmbeddingLoss', cosineEmbeddingLoss, { margin: 0, reduction: 'mean' }, 3);
+/** nn.TripletMarginLoss({ margin, p, eps, swap, reduction }): forward(anchor, positive, negative). */
+export const TripletMarginLoss = pointwiseLoss('TripletMarginLoss', tripletMarginLoss, { margin: 1, p: 2, eps: 1e-6, swap: false, reduction: 'mean' }, 3);
 /** nn.BCELoss({ weight, reduction }); the module owns weight. */
 export const BCELoss = pointwiseLoss('BCELoss', binaryCrossEntropy, { weight: null, reduction: 'mean' });
 /** nn.BCEWithLogitsLoss({ weight, reduction, posWeight }); the module owns weight and posWeight. */
