@@ -838,6 +838,18 @@ export class Tensor {
   scatterAdd(options: { dim: number; index: Tensor; src: Tensor }): Tensor;
   /** torch.Tensor.scatter: see {@link scatter}. */
   scatter(dim: number, index: Tensor, src: Tensor | Scalar, options?: { reduce?: 'add' | null }): Tensor;
+  /** torch.Tensor.index_fill: see {@link indexFill}. */
+  indexFill(dim: number, index: Tensor, value: Scalar | Tensor): Tensor;
+  indexFill(options: { dim: number; index: Tensor; value: Scalar | Tensor }): Tensor;
+  /** `this.copy_(this.indexFill(...))`. */
+  indexFill_(dim: number, index: Tensor, value: Scalar | Tensor): this;
+  indexFill_(options: { dim: number; index: Tensor; value: Scalar | Tensor }): this;
+  /** torch.Tensor.index_copy: see {@link indexCopy}. */
+  indexCopy(dim: number, index: Tensor, source: Tensor): Tensor;
+  indexCopy(options: { dim: number; index: Tensor; source: Tensor }): Tensor;
+  /** `this.copy_(this.indexCopy(...))`. */
+  indexCopy_(dim: number, index: Tensor, source: Tensor): this;
+  indexCopy_(options: { dim: number; index: Tensor; source: Tensor }): this;
   /** In place: this.copy_(this.scatter(...)). */
   scatter_(dim: number, index: Tensor, src: Tensor | Scalar, options?: { reduce?: 'add' | null }): this;
   /** PyTorch's advanced-indexing read `x[i, j, ...]`: see {@link index}. */
@@ -2410,6 +2422,57 @@ export namespace nn {
     readonly eps: number;
     forward(x1: Tensor, x2: Tensor): Tensor;
   }
+  /** Options of marginRankingLoss / hingeEmbeddingLoss and their modules. */
+  export interface MarginOptions extends ReductionOptions {
+    /** The margin (default 0 for marginRankingLoss, 1 for hingeEmbeddingLoss). */
+    margin?: number;
+  }
+  /** nn.MarginRankingLoss: forward(input1, input2, target). */
+  export class MarginRankingLoss extends Module {
+    constructor(options?: MarginOptions);
+    readonly reduction: Reduction;
+    readonly margin: number;
+    forward(input1: Tensor, input2: Tensor, target: Tensor): Tensor;
+  }
+  /** nn.HingeEmbeddingLoss. */
+  export class HingeEmbeddingLoss extends Module {
+    constructor(options?: MarginOptions);
+    readonly reduction: Reduction;
+    readonly margin: number;
+    forward(input: Tensor, target: Tensor): Tensor;
+  }
+  /** nn.SoftMarginLoss. */
+  export class SoftMarginLoss extends Module {
+    constructor(options?: ReductionOptions);
+    readonly reduction: Reduction;
+    forward(input: Tensor, target: Tensor): Tensor;
+  }
+  /** nn.CosineEmbeddingLoss: forward(input1, input2, target). */
+  export class CosineEmbeddingLoss extends Module {
+    constructor(options?: MarginOptions);
+    readonly reduction: Reduction;
+    readonly margin: number;
+    forward(input1: Tensor, input2: Tensor, target: Tensor): Tensor;
+  }
+  /** Options of tripletMarginLoss / TripletMarginLoss. */
+  export interface TripletMarginOptions extends MarginOptions {
+    /** The norm's order, > 0 (default 2). */
+    p?: number;
+    /** Added to each difference before its norm (default 1e-6). */
+    eps?: number;
+    /** Use the smaller of d(anchor, negative) and d(positive, negative) (default false). */
+    swap?: boolean;
+  }
+  /** nn.TripletMarginLoss: forward(anchor, positive, negative). */
+  export class TripletMarginLoss extends Module {
+    constructor(options?: TripletMarginOptions);
+    readonly reduction: Reduction;
+    readonly margin: number;
+    readonly p: number;
+    readonly eps: number;
+    readonly swap: boolean;
+    forward(anchor: Tensor, positive: Tensor, negative: Tensor): Tensor;
+  }
 
   export namespace functional {
     /** PyTorch's F.l1_loss. */
@@ -2426,6 +2489,16 @@ export namespace nn {
     function klDiv(input: Tensor, target: Tensor, options?: KLDivOptions): Tensor;
     /** PyTorch's F.cosine_similarity. */
     function cosineSimilarity(x1: Tensor, x2: Tensor, options?: CosineSimilarityOptions): Tensor;
+    /** PyTorch's F.margin_ranking_loss: max(0, -target * (input1 - input2) + margin); the three of one number of dims. */
+    function marginRankingLoss(input1: Tensor, input2: Tensor, target: Tensor, options?: MarginOptions): Tensor;
+    /** PyTorch's F.hinge_embedding_loss: max(0, margin - input) where target != 1, plus input where target != -1. */
+    function hingeEmbeddingLoss(input: Tensor, target: Tensor, options?: MarginOptions): Tensor;
+    /** PyTorch's F.soft_margin_loss: log(1 + exp(-input * target)). */
+    function softMarginLoss(input: Tensor, target: Tensor, options?: ReductionOptions): Tensor;
+    /** PyTorch's F.cosine_embedding_loss: 1 - cos where target is 1, max(0, cos - margin) where -1; [N, D] inputs with [N] target, or [D] with 0-d. */
+    function cosineEmbeddingLoss(input1: Tensor, input2: Tensor, target: Tensor, options?: MarginOptions): Tensor;
+    /** PyTorch's F.triplet_margin_loss: max(0, margin + d(anchor, positive) - d(anchor, negative)), d the p-norm of a - b + eps over the last dim. */
+    function tripletMarginLoss(anchor: Tensor, positive: Tensor, negative: Tensor, options?: TripletMarginOptions): Tensor;
     /** PyTorch's F.mse_loss. */
     function mseLoss(input: Tensor, target: Tensor, options?: ReductionOptions): Tensor;
     /** PyTorch's F.nll_loss. */
@@ -3194,6 +3267,39 @@ export namespace nn {
     /** F.softshrink: input - lambd above lambd (default 0.5), input + lambd below -lambd, else 0. */
     function softshrink(input: Tensor, lambd?: number): Tensor;
     function softshrink(input: Tensor, options: { lambd?: number }): Tensor;
+    /** F.selu: scale * elu(input, alpha) with PyTorch's constants (float32). */
+    function selu(input: Tensor): Tensor;
+    /** F.celu: max(0, input) + alpha * expm1(min(input, 0) / alpha) (default alpha 1, not 0; float32). */
+    function celu(input: Tensor, alpha?: number): Tensor;
+    function celu(input: Tensor, options: { alpha?: number }): Tensor;
+    /** F.logsigmoid: -softplus(-input) (float32). */
+    function logsigmoid(input: Tensor): Tensor;
+    /** F.softmin: softmax(-input) along dim (dtype casts -input first). */
+    function softmin(input: Tensor, dim: number, dtype?: DType): Tensor;
+    function softmin(input: Tensor, options: { dim: number; dtype?: DType }): Tensor;
+  }
+  /** F.selu (PyTorch's inplace flag is accepted and ignored). */
+  export class SELU extends Module {
+    constructor(inplace?: boolean);
+    constructor(options: { inplace?: boolean });
+    forward(x: Tensor): Tensor;
+  }
+  /** F.celu with alpha (default 1). */
+  export class CELU extends Module {
+    constructor(alpha?: number, inplace?: boolean);
+    constructor(options: { alpha?: number; inplace?: boolean });
+    alpha: number;
+    forward(x: Tensor): Tensor;
+  }
+  /** F.logsigmoid. */
+  export class LogSigmoid extends Module {
+    forward(x: Tensor): Tensor;
+  }
+  /** nn.Softmin(dim): softmax of -x along dim. */
+  export class Softmin extends Module {
+    constructor(dim: number);
+    readonly dim: number;
+    forward(x: Tensor): Tensor;
   }
   /** F.glu along dim (default -1). */
   export class GLU extends Module {
@@ -3460,6 +3566,12 @@ export function gather(input: Tensor, options: { dim: number; index: Tensor }): 
 /** torch.index_add. */
 export function indexAdd(input: Tensor, dim: number, index: Tensor, source: Tensor): Tensor;
 export function indexAdd(input: Tensor, options: { dim: number; index: Tensor; source: Tensor }): Tensor;
+/** torch.index_fill: a copy with the slices at index (int64, at most 1-D; negatives from the end) along dim set to value (a number or a 0-d tensor). */
+export function indexFill(input: Tensor, dim: number, index: Tensor, value: Scalar | Tensor): Tensor;
+export function indexFill(input: Tensor, options: { dim: number; index: Tensor; value: Scalar | Tensor }): Tensor;
+/** torch.index_copy: a copy with slice index[i] along dim replaced by source's slice i (source: input's shape with index's length at dim). */
+export function indexCopy(input: Tensor, dim: number, index: Tensor, source: Tensor): Tensor;
+export function indexCopy(input: Tensor, options: { dim: number; index: Tensor; source: Tensor }): Tensor;
 /** torch.scatter_add. */
 export function scatterAdd(input: Tensor, dim: number, index: Tensor, src: Tensor): Tensor;
 export function scatterAdd(input: Tensor, options: { dim: number; index: Tensor; src: Tensor }): Tensor;
@@ -3670,6 +3782,20 @@ export function rad2deg(input: Tensor): Tensor;
 export function nansum(input: Tensor, dim?: Dims | null, keepdim?: boolean): Tensor;
 /** torch.nanmean over dim (none: all), NaN skipped. */
 export function nanmean(input: Tensor, dim?: Dims | null, keepdim?: boolean): Tensor;
+/** torch.diff's keywords: the order n (default 1), dim (default -1), tensors joined before and after along dim. */
+export interface DiffOptions { n?: number; dim?: number; prepend?: Tensor | null; append?: Tensor | null }
+/** torch.diff: the n-th forward difference along dim (bool: !=) after prepend and append are joined there. */
+export function diff(input: Tensor, n?: number, dim?: number, prepend?: Tensor | null, append?: Tensor | null): Tensor;
+export function diff(input: Tensor, options: DiffOptions): Tensor;
+export function diff(input: Tensor, n: number, options: DiffOptions): Tensor;
+/** torch.take_along_dim: gather along dim after input and int64 indices broadcast off dim; no dim: of the flattened input. */
+export function takeAlongDim(input: Tensor, indices: Tensor, dim?: number | null): Tensor;
+export function takeAlongDim(input: Tensor, options: { indices: Tensor; dim?: number | null }): Tensor;
+/** torch.selu: see nn.functional.selu. */
+export function selu(input: Tensor): Tensor;
+/** torch.celu: see nn.functional.celu. */
+export function celu(input: Tensor, alpha?: number): Tensor;
+export function celu(input: Tensor, options: { alpha?: number }): Tensor;
 
 export interface Tensor {
   /** See {@link baddbmm}. */
@@ -3720,4 +3846,11 @@ export interface Tensor {
   nanmean(dim?: Dims | null, keepdim?: boolean): Tensor;
   /** torch.trace: the sum of a matrix's main diagonal (a method only: om.trace is the tracer). */
   trace(): Tensor;
+  /** See {@link diff}. */
+  diff(n?: number, dim?: number, prepend?: Tensor | null, append?: Tensor | null): Tensor;
+  diff(options: DiffOptions): Tensor;
+  diff(n: number, options: DiffOptions): Tensor;
+  /** See {@link takeAlongDim}. */
+  takeAlongDim(indices: Tensor, dim?: number | null): Tensor;
+  takeAlongDim(options: { indices: Tensor; dim?: number | null }): Tensor;
 }

@@ -41,6 +41,7 @@ export const {
   fliplr, flipud, rot90, narrowCopy, tensorSplit, hsplit, vsplit, dsplit,
   linspace, eye, baddbmm, mm, mv, concat, concatenate, hstack, vstack, exp2, log2, log10, reciprocal, frac, clampMin, clampMax,
   hypot, logaddexp, fmax, fmin, isclose, allclose, equal, broadcastTo, logit, deg2rad, rad2deg, nansum, nanmean,
+  selu, celu, diff, takeAlongDim, indexFill, indexCopy,
 } = functions;
 const variance = functions.var;
 export { variance as var }; // torch.var (a reserved word in JS, so exported by name)

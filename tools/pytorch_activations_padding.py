@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """PyTorch's torch.nn activations and padding modules that om.nn composes of its ops (F.glu, F.prelu,
-F.mish, F.softsign, F.tanhshrink, F.hardshrink, F.softshrink; nn.ZeroPad2d, nn.ConstantPad1d/2d/3d,
+F.mish, F.softsign, F.tanhshrink, F.hardshrink, F.softshrink, F.selu, F.celu, F.logsigmoid, F.softmin; nn.ZeroPad2d, nn.ConstantPad1d/2d/3d,
 nn.ReflectionPad1d/2d, nn.ReplicationPad1d/2d, nn.Unflatten), as a fixture for
 tests/js/activations-padding.test.mjs.
 
@@ -35,6 +35,8 @@ CASES = [
     ('ConstantPad3d', [[1, 0, 0, 1, 1, 0], 2.0], X), ('ReflectionPad1d', [[3, 1]], X), ('ReflectionPad2d', [[1, 2, 2, 0]], X),
     ('ReplicationPad1d', [2], X), ('ReplicationPad2d', [[0, 3, 1, 2]], X),
     ('Unflatten', [2, [2, 2]], X), ('Unflatten', [-2, [3, 1]], X), ('Unflatten', [1, [-1, 1]], X),
+    ('SELU', [], X * 2), ('CELU', [], X * 2), ('CELU', [0.5], X), ('CELU', [0.0], X), ('LogSigmoid', [], X * 8),
+    ('Softmin', [1], X), ('Softmin', [-1], X * 3), ('Softmin', [0], X),
 ]
 
 

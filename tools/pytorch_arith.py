@@ -2,7 +2,7 @@
 """PyTorch's values of div's rounding modes, floor_divide, the int64 shifts, addcmul, addcdiv,
 lerp and the small functions ports call by name (xlogy, nan_to_num, count_nonzero, aminmax,
 logcumsumexp, trunc, fix, sgn, fliplr, flipud, rot90, movedim, narrow_copy, tensor_split, hsplit,
-vsplit, dsplit), as the fixture of tests/js/arith.test.mjs.
+vsplit, dsplit, diff, take_along_dim, index_fill, index_copy), as the fixture of tests/js/arith.test.mjs.
 
 The operands hold what breaks a careless kernel: quotients just below an integer (where floor(a / b)
 rounds up and PyTorch's floor division does not), -0.0, NaN, infinities, zero divisors of floats,
@@ -12,7 +12,7 @@ Writes tests/js/fixtures/pytorch/ops/arith.json:
   { "torch_version": ...,
     "cases": [ { "name", "op", "args": [operand...], "kwargs": {...}, "out": tensor or [tensor...] } or
                { ..., "error": "<first line of PyTorch's message>" } ] }
-An operand is a tensor {"dtype", "shape", "data"} or a Python scalar {"scalar": v}. Non-finite floats
+An operand is a tensor {"dtype", "shape", "data"}, a Python scalar {"scalar": v} or null (None). Non-finite floats
 are the strings "NaN", "Infinity", "-Infinity"; -0.0 is "-0"; integers past 2^53 are decimal strings.
 
 Run with a python3 that imports torch (Debian's python3-torch, /usr/bin/python3); CI reads the
@@ -31,6 +31,8 @@ DTYPES = {torch.float32: 'float32', torch.float64: 'float64', torch.int64: 'int6
 
 
 def enc(t):
+    if t is None:  # an optional argument left out (diff's prepend): null
+        return None
     if isinstance(t, torch.Tensor):
         return {'dtype': DTYPES[t.dtype], 'shape': list(t.shape), 'data': [value(v) for v in t.flatten().tolist()]}
     if isinstance(t, (tuple, list)):
@@ -183,6 +185,50 @@ case('nansum', 'nansum', torch.nansum, [nanx])
 case('nansum dim', 'nansum', torch.nansum, [nanx, 1])
 case('nanmean dim', 'nanmean', torch.nanmean, [nanx, 1])
 case('trace', 'trace', torch.trace, [torch.arange(12.0).reshape(3, 4)])
+
+# diff: orders past the size (empty), prepend and append, bool (logical_xor), int64, dims
+df = torch.tensor([[1.0, 4.0, 9.0, 16.0, 25.0], [2.0, -1.0, 0.5, float('inf'), 3.0]])
+case('diff', 'diff', torch.diff, [df])
+case('diff n 2 dim 0', 'diff', torch.diff, [torch.arange(24.0).reshape(2, 3, 4) ** 2, 1, 0])
+case('diff n 3', 'diff', torch.diff, [df, 3])
+case('diff n past the size', 'diff', torch.diff, [df, 7])
+case('diff n 0', 'diff', torch.diff, [df, 0])
+case('diff prepend append', 'diff', torch.diff, [df, 2, -1, torch.tensor([[0.5], [1.5]]), torch.tensor([[7.0, 8.0], [9.0, 10.0]])])
+case('diff append dim 0', 'diff', torch.diff, [df, 1, 0, None, torch.tensor([[1.0, 1.0, 1.0, 1.0, 1.0]])])
+case('diff bool', 'diff', torch.diff, [torch.tensor([[True, False, False, True], [True, True, False, False]]), 2])
+case('diff int64', 'diff', torch.diff, [torch.tensor([2 ** 62, -(2 ** 62), 7, 2 ** 53 + 1]), 2])
+case('diff 0-d', 'diff', torch.diff, [torch.tensor(2.0)])
+case('diff prepend of fewer dims', 'diff', torch.diff, [df, 1, -1, torch.tensor([1.0])])
+# take_along_dim: broadcasting off dim both ways, the flattened form, argsort's use
+ta = torch.randn(3, 4, generator=gen)
+case('take_along_dim argsort', 'take_along_dim', torch.take_along_dim, [ta, ta.argsort(1), 1])
+case('take_along_dim broadcast', 'take_along_dim', torch.take_along_dim, [ta.reshape(3, 1, 4), torch.tensor([[[0], [3]]]), 2])
+case('take_along_dim input broadcast', 'take_along_dim', torch.take_along_dim, [ta[:, :1], torch.tensor([[2, 0, 1, 1], [0, 1, 1, 2]]), 0])
+case('take_along_dim flattened', 'take_along_dim', torch.take_along_dim, [ta, torch.tensor([[11, 0], [5, 5]])])
+case('take_along_dim negative dim', 'take_along_dim', torch.take_along_dim, [torch.arange(12).reshape(2, 3, 2), torch.tensor([[[1], [0], [1]]]), -1])
+case('take_along_dim rank', 'take_along_dim', torch.take_along_dim, [ta, torch.tensor([0, 1]), 1])
+case('take_along_dim float indices', 'take_along_dim', torch.take_along_dim, [ta, torch.tensor([[0.0]]), 1])
+case('take_along_dim out of range', 'take_along_dim', torch.take_along_dim, [ta, torch.tensor([[4]]), 1])
+
+# index_fill (negative indices count from the end; a 0-d value tensor; int64 truncates a float
+# value) and index_copy (-0.0 and NaN copied as they are)
+xf = torch.arange(24.0).reshape(2, 3, 4) - 11.5
+case('index_fill', 'index_fill', torch.Tensor.index_fill, [xf, 1, torch.tensor([2, -3]), -7.25])
+case('index_fill last dim', 'index_fill', torch.Tensor.index_fill, [xf, -1, torch.tensor(3), float('nan')])
+case('index_fill value tensor', 'index_fill', torch.Tensor.index_fill, [xf, 0, torch.tensor([1]), torch.tensor(0.5)])
+case('index_fill int64', 'index_fill', torch.Tensor.index_fill, [torch.arange(6).reshape(2, 3), 1, torch.tensor([0, 2]), 2.5])
+case('index_fill bool', 'index_fill', torch.Tensor.index_fill, [torch.zeros(2, 3, dtype=torch.bool), 0, torch.tensor([1]), True])
+case('index_fill out of range', 'index_fill', torch.Tensor.index_fill, [xf, 1, torch.tensor([3]), 1.0])
+case('index_fill 2-D index', 'index_fill', torch.Tensor.index_fill, [xf, 1, torch.tensor([[0]]), 1.0])
+case('index_fill 1-D value', 'index_fill', torch.Tensor.index_fill, [xf, 1, torch.tensor([0]), torch.tensor([1.0])])
+src = torch.tensor([[-0.0, float('nan'), 3.5, 1e30], [-1.0, -2.0, -3.0, -4.0]]).reshape(2, 1, 4).expand(2, 2, 4).contiguous()
+case('index_copy', 'index_copy', torch.Tensor.index_copy, [xf, 1, torch.tensor([2, 0]), src])
+case('index_copy dim 0', 'index_copy', torch.Tensor.index_copy, [xf, 0, torch.tensor([1]), src[:1, :1].expand(1, 3, 4).contiguous()])
+case('index_copy int64', 'index_copy', torch.Tensor.index_copy, [torch.arange(6).reshape(2, 3), -1, torch.tensor([1]), torch.tensor([[2 ** 60], [-5]])])
+case('index_copy negative index', 'index_copy', torch.Tensor.index_copy, [xf, 1, torch.tensor([-1, 0]), src])
+case('index_copy dtypes', 'index_copy', torch.Tensor.index_copy, [xf, 1, torch.tensor([2, 0]), src.long()])
+case('index_copy slice shapes', 'index_copy', torch.Tensor.index_copy, [xf, 1, torch.tensor([2, 0]), src[:, :, :3].contiguous()])
+case('index_copy float index', 'index_copy', torch.Tensor.index_copy, [xf, 1, torch.tensor([2.0, 0.0]), src])
 
 os.makedirs(os.path.dirname(OUT), exist_ok=True)
 with open(OUT, 'w') as f:

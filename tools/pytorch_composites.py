@@ -34,7 +34,8 @@ or PyTorch's error (first line). Writes tests/js/fixtures/pytorch/ops/sort.json:
     "shape", "data"}], "outputs": [{"dtype", "shape", "data"}] or "error" } ] }
 
 Losses written with the library's ops (js/nn/loss.js; tests/js/losses.test.mjs): l1_loss,
-smooth_l1_loss (beta 1, 0.5, 0), huber_loss (delta 1, 2.5), binary_cross_entropy (with a weight, at
+smooth_l1_loss (beta 1, 0.5, 0), huber_loss (delta 1, 2.5), margin_ranking_loss, hinge_embedding_loss, soft_margin_loss,
+cosine_embedding_loss, triplet_margin_loss, binary_cross_entropy (with a weight, at
 probabilities 0 and 1 where the logs clamp at -100), binary_cross_entropy_with_logits (weight,
 pos_weight, logits of +-100), kl_div (every reduction, 'batchmean', log_target, zeros in the
 target), cosine_similarity (dims, broadcasting, a zero vector): each case's arguments, inputs
@@ -341,6 +342,26 @@ def losses():
     case('cosineSimilarity', lambda x, y: F.cosine_similarity(x, y), [u, v], {'dim': 1, 'eps': 1e-8}, (0, 1))
     case('cosineSimilarity', lambda x, y: F.cosine_similarity(x, y, dim=-1, eps=1e-3), [rnd(2, 3, 5), rnd(3, 5)], {'dim': -1, 'eps': 1e-3}, (0, 1))
     case('cosineSimilarity', lambda x, y: F.cosine_similarity(x, y, dim=0), [rnd(4, 2), rnd(4, 2)], {'dim': 0, 'eps': 1e-8}, (0, 1))
+    # the margin losses: targets of 1 and -1 (hinge embedding's other values count both ways), margins
+    # where some terms clamp to 0 and some do not
+    pm = torch.where(rnd(3, 4) > 0, 1.0, -1.0)
+    pm[0, 0] = 0.5
+    for m, red in ((0.0, 'mean'), (0.5, 'sum'), (-0.25, 'none')):
+        case('marginRankingLoss', lambda x, y, t: F.margin_ranking_loss(x, y, t, margin=m, reduction=red), [rnd(3, 4), rnd(3, 4), pm],
+             {'margin': m, 'reduction': red}, (0, 1))
+    case('marginRankingLoss', lambda x, y, t: F.margin_ranking_loss(x, y, t), [rnd(5), rnd(1), torch.where(rnd(5) > 0, 1.0, -1.0)],
+         {'margin': 0.0, 'reduction': 'mean'}, (0, 1))
+    for m, red in ((1.0, 'mean'), (0.3, 'none'), (2.0, 'sum')):
+        case('hingeEmbeddingLoss', lambda x, t: F.hinge_embedding_loss(x, t, margin=m, reduction=red), [rnd(3, 4), pm], {'margin': m, 'reduction': red}, (0,))
+    for red in ('mean', 'none'):
+        case('softMarginLoss', lambda x, t: F.soft_margin_loss(x, t, reduction=red), [rnd(3, 4) * 3, pm], {'reduction': red}, (0,))
+    ce = torch.where(rnd(5) > 0, 1.0, -1.0)
+    for m, red in ((0.0, 'mean'), (0.2, 'none')):
+        case('cosineEmbeddingLoss', lambda x, y, t: F.cosine_embedding_loss(x, y, t, margin=m, reduction=red), [rnd(5, 3), rnd(5, 3), ce],
+             {'margin': m, 'reduction': red}, (0, 1))
+    case('cosineEmbeddingLoss', lambda x, y, t: F.cosine_embedding_loss(x, y, t), [rnd(4), rnd(4), torch.tensor(-1.0)], {'margin': 0.0, 'reduction': 'mean'}, (0, 1))
+    for kw in ({}, {'margin': 0.5, 'p': 1.0, 'reduction': 'none'}, {'swap': True, 'eps': 1e-3, 'reduction': 'sum'}, {'margin': 3.0, 'p': 3.0}):
+        case('tripletMarginLoss', lambda a, p, n: F.triplet_margin_loss(a, p, n, **kw), [rnd(4, 3), rnd(4, 3), rnd(4, 3)], kw, (0, 1, 2))
     return {'torch_version': torch.__version__, 'cases': cases}
 
 

@@ -9,7 +9,7 @@ import { describe, toI32, intList } from '../convert.js';
 import { invalid } from '../errors.js';
 import {
   relu, sigmoid, tanh, silu, hardswish, hardsigmoid, hardtanh, relu6, leakyRelu, elu, gelu, softplus, dropout,
-  glu, prelu, mish, softsign, tanhshrink, hardshrink, softshrink,
+  glu, prelu, mish, softsign, tanhshrink, hardshrink, softshrink, selu, celu, logsigmoid,
 } from '../ops/act.js';
 
 /**
@@ -236,3 +236,26 @@ export class Unflatten extends Module {
     return x.reshape([...x.shape.slice(0, d), ...this.unflattenedSize, ...x.shape.slice(d + 1)]);
   }
 }
+
+/** F.selu; PyTorch's inplace flag is accepted and ignored. */
+export class SELU extends Module {
+  constructor(...args) {
+    super();
+    options('SELU', args, [], {}, true);
+  }
+
+  forward(x) { return selu(x); }
+}
+
+/** F.celu with alpha (default 1, not 0). */
+export class CELU extends Module {
+  constructor(...args) {
+    super();
+    this.alpha = number('CELU', 'alpha', options('CELU', args, ['alpha'], { alpha: 1 }, true).alpha);
+  }
+
+  forward(x) { return celu(x, this.alpha); }
+}
+
+/** F.logsigmoid: log(sigmoid(x)). */
+export const LogSigmoid = unary('LogSigmoid', logsigmoid);

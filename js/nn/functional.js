@@ -8,11 +8,11 @@ export { embedding, embeddingBag, interpolate } from '../ops/index.js';
 export { oneHot, pixelShuffle, pixelUnshuffle } from '../ops/sort.js';
 export {
   mseLoss, nllLoss, crossEntropy, ctcLoss, l1Loss, smoothL1Loss, huberLoss, binaryCrossEntropy, binaryCrossEntropyWithLogits, klDiv,
-  cosineSimilarity,
+  cosineSimilarity, marginRankingLoss, hingeEmbeddingLoss, softMarginLoss, cosineEmbeddingLoss, tripletMarginLoss,
 } from './loss.js';
 export {
   relu, sigmoid, tanh, silu, hardswish, hardsigmoid, hardtanh, relu6, leakyRelu, elu, gelu, softplus, pad, dropout,
-  glu, prelu, mish, softsign, tanhshrink, hardshrink, softshrink,
+  glu, prelu, mish, softsign, tanhshrink, hardshrink, softshrink, selu, celu, logsigmoid, softmin,
 } from '../ops/act.js';
 export {
   conv1d, conv2d, conv3d, convTranspose2d, convTranspose3d, maxPool1d, maxPool2d, maxPool3d, avgPool1d, avgPool2d, avgPool3d,

@@ -3,15 +3,18 @@
 export { Module, Linear } from './module.js';
 export { Sequential, ModuleList, ModuleDict, ParameterList, ParameterDict } from './container.js';
 export { RNNBase, LSTM, GRU } from './recurrent.js';
-export { LayerNorm, GroupNorm, BatchNorm1d, BatchNorm2d, BatchNorm3d, InstanceNorm1d, InstanceNorm2d, Softmax, LogSoftmax } from './norm.js';
+export {
+  LayerNorm, GroupNorm, BatchNorm1d, BatchNorm2d, BatchNorm3d, InstanceNorm1d, InstanceNorm2d, Softmax, LogSoftmax, Softmin,
+} from './norm.js';
 export { MultiheadAttention } from './attention.js';
 export { Embedding, EmbeddingBag, Upsample, PixelShuffle, PixelUnshuffle } from './embedding.js';
 export {
   MSELoss, NLLLoss, CrossEntropyLoss, CTCLoss, L1Loss, SmoothL1Loss, HuberLoss, BCELoss, BCEWithLogitsLoss, KLDivLoss, CosineSimilarity,
+  MarginRankingLoss, HingeEmbeddingLoss, SoftMarginLoss, CosineEmbeddingLoss, TripletMarginLoss,
 } from './loss.js';
 export {
   ReLU, ReLU6, LeakyReLU, ELU, GELU, SiLU, Softplus, Hardswish, Hardsigmoid, Hardtanh, Sigmoid, Tanh, Identity, Flatten, Dropout,
-  GLU, PReLU, Mish, Softsign, Tanhshrink, Hardshrink, Softshrink, Unflatten,
+  GLU, PReLU, Mish, Softsign, Tanhshrink, Hardshrink, Softshrink, Unflatten, SELU, CELU, LogSigmoid,
 } from './activation.js';
 export {
   ZeroPad2d, ConstantPad1d, ConstantPad2d, ConstantPad3d, ReflectionPad1d, ReflectionPad2d, ReplicationPad1d, ReplicationPad2d,

@@ -1,7 +1,10 @@
 // Losses in PyTorch's shape: the functions of om.nn.functional (mseLoss, nllLoss, crossEntropy,
 // ctcLoss, l1Loss, smoothL1Loss, huberLoss, binaryCrossEntropy, binaryCrossEntropyWithLogits,
-// klDiv, cosineSimilarity) and the modules of om.nn (MSELoss, NLLLoss, CrossEntropyLoss, CTCLoss,
-// L1Loss, SmoothL1Loss, HuberLoss, BCELoss, BCEWithLogitsLoss, KLDivLoss, CosineSimilarity).
+// klDiv, cosineSimilarity, marginRankingLoss, hingeEmbeddingLoss, softMarginLoss,
+// cosineEmbeddingLoss, tripletMarginLoss) and the modules of om.nn (MSELoss, NLLLoss,
+// CrossEntropyLoss, CTCLoss, L1Loss, SmoothL1Loss, HuberLoss, BCELoss, BCEWithLogitsLoss,
+// KLDivLoss, CosineSimilarity, MarginRankingLoss, HingeEmbeddingLoss, SoftMarginLoss,
+// CosineEmbeddingLoss, TripletMarginLoss).
 // mseLoss, nllLoss, crossEntropy and ctcLoss are one C op each (src/ops/loss.c); mseLoss traces to
 // ONNX (Sub, Mul, ReduceMean/ReduceSum); nllLoss, crossEntropy and ctcLoss are refused while
 // tracing (UnsupportedOperation: losses are not part of an inference graph) and compute eagerly,
@@ -313,8 +316,113 @@ export function cosineSimilarity(x1, x2, options) {
   return tidy(() => x1.div(x1.norm(2, dim, true).clamp(eps)).mul(x2.div(x2.norm(2, dim, true).clamp(eps))).sum(dim));
 }
 
+/** A number (NaN and the infinities pass, as PyTorch's float margins). */
+function margin(x, who) {
+  if (typeof x !== 'number') throw invalid(`${who}: margin must be a number, got ${describe(x)}`);
+  return x;
+}
+
+/** Tensors of one number of dims (PyTorch's check; sizes then broadcast as its ops do). */
+function sameDims(who, named) {
+  const entries = Object.entries(named);
+  for (const [name, t] of entries) handle(t, who, name);
+  if (entries.some(([, t]) => t.ndim !== entries[0][1].ndim)) {
+    throw invalid(`${who}: All input tensors should have same dimension but got sizes: ${entries.map(([n, t]) => `${n}: [${t.shape}]`).join(', ')}`);
+  }
+}
+
+/**
+ * F.margin_ranking_loss(input1, input2, target, margin=0, reduction='mean'): max(0, -target *
+ * (input1 - input2) + margin), target 1 where input1 should rank higher and -1 where lower.
+ */
+export function marginRankingLoss(input1, input2, target, options) {
+  const who = 'marginRankingLoss';
+  requireReady(who);
+  const o = optionsArg(options, who, ['margin', 'reduction']);
+  const m = margin(o.margin ?? 0, who), reduction = o.reduction ?? 'mean';
+  sameDims(who, { input1, input2, target });
+  return tidy(() => reduce(target.neg().mul(input1.sub(input2)).add(m).clampMin(0), reduction, who));
+}
+
+/**
+ * F.hinge_embedding_loss(input, target, margin=1, reduction='mean'), PyTorch's steps: max(0,
+ * margin - input) where target is not 1, plus input where target is not -1 (so a target of 1
+ * gives input, -1 the hinge, and any other value both).
+ */
+export function hingeEmbeddingLoss(input, target, options) {
+  const who = 'hingeEmbeddingLoss';
+  requireReady(who);
+  const o = optionsArg(options, who, ['margin', 'reduction']);
+  const m = margin(o.margin ?? 1, who), reduction = o.reduction ?? 'mean';
+  sameDims(who, { input, target });
+  return tidy(() => {
+    const hinge = where(target.ne(1), input.neg().add(m).clampMin(0), 0);
+    return reduce(hinge.add(where(target.ne(-1), input, 0)), reduction, who);
+  });
+}
+
+/** F.soft_margin_loss(input, target, reduction='mean'): log(1 + exp(-input * target)), target 1 or -1. */
+export function softMarginLoss(input, target, options) {
+  const who = 'softMarginLoss';
+  requireReady(who);
+  const { reduction = 'mean' } = optionsArg(options, who, ['reduction']);
+  sameShape(input, target, who);
+  return tidy(() => reduce(input.neg().mul(target).exp().log1p(), reduction, who));
+}
+
+/**
+ * F.cosine_embedding_loss(input1, input2, target, margin=0, reduction='mean'), PyTorch's steps:
+ * cos = sum(x1 x2) / sqrt((sum(x1^2) + 1e-12) (sum(x2^2) + 1e-12)) over the last dim, then 1 - cos
+ * where target is 1, max(0, cos - margin) where it is -1, 0 elsewhere. Inputs [N, D] with target
+ * [N], or [D] with a 0-d target.
+ */
+export function cosineEmbeddingLoss(input1, input2, target, options) {
+  const who = 'cosineEmbeddingLoss';
+  requireReady(who);
+  const o = optionsArg(options, who, ['margin', 'reduction']);
+  const m = margin(o.margin ?? 0, who), reduction = o.reduction ?? 'mean';
+  for (const [name, t] of Object.entries({ input1, input2, target })) handle(t, who, name);
+  if (target.ndim > 1) throw invalid(`${who}: Expected 1D or 0D target tensor, but got ${target.ndim}D target tensor`);
+  const want = target.ndim + 1;
+  if (input1.ndim !== want || input2.ndim !== want) {
+    throw invalid(`${who}: ${target.ndim}D target tensor expects ${want}D input tensors, but found inputs with sizes [${input1.shape}] and [${input2.shape}]`);
+  }
+  return tidy(() => {
+    const d = want - 1;
+    const dot = input1.mul(input2).sum(d);
+    const mag1 = input1.mul(input1).sum(d).add(1e-12), mag2 = input2.mul(input2).sum(d).add(1e-12);
+    const cos = dot.div(mag1.mul(mag2).sqrt());
+    const loss = where(target.eq(1), cos.neg().add(1), 0).add(where(target.eq(-1), cos.sub(m).clampMin(0), 0));
+    return reduce(loss, reduction, who);
+  });
+}
+
+/**
+ * F.triplet_margin_loss(anchor, positive, negative, margin=1, p=2, eps=1e-6, swap=False,
+ * reduction='mean'): max(0, margin + d(anchor, positive) - d(anchor, negative)) with d(a, b) =
+ * norm(a - b + eps, p) over the last dim (PyTorch's pairwise_distance); swap uses the smaller of
+ * d(anchor, negative) and d(positive, negative).
+ */
+export function tripletMarginLoss(anchor, positive, negative, options) {
+  const who = 'tripletMarginLoss';
+  requireReady(who);
+  const o = optionsArg(options, who, ['margin', 'p', 'eps', 'swap', 'reduction']);
+  const m = margin(o.margin ?? 1, who), reduction = o.reduction ?? 'mean';
+  const p = o.p ?? 2, eps = nonNegative(o.eps ?? 1e-6, who, 'eps'), swap = o.swap ?? false;
+  if (typeof p !== 'number' || !(p > 0)) throw invalid(`${who}: p must be a number > 0, got ${describe(p)}`);
+  if (typeof swap !== 'boolean') throw invalid(`${who}: swap must be a boolean, got ${describe(swap)}`);
+  sameDims(who, { anchor, positive, negative });
+  if (anchor.ndim < 1 || anchor.ndim > 2) throw invalid(`${who}: takes 1-D or 2-D inputs ([D] or [N, D]), got ${anchor.ndim} dims`);
+  return tidy(() => {
+    const dist = (a, b) => a.sub(b).add(eps).norm(p, -1);
+    const dPos = dist(anchor, positive);
+    const dNeg = swap ? dist(anchor, negative).minimum(dist(positive, negative)) : dist(anchor, negative);
+    return reduce(dPos.sub(dNeg).add(m).clampMin(0), reduction, who);
+  });
+}
+
 /** A module holding { reduction } and the options a pointwise loss takes, calling fn(input, target, options). */
-function pointwiseLoss(name, fn, defaults) {
+function pointwiseLoss(name, fn, defaults, arity = 2) {
   return class extends Module {
     constructor(options) {
       super();
@@ -327,8 +435,10 @@ function pointwiseLoss(name, fn, defaults) {
       if (this.reduction !== 'batchmean') reductionCode(this.reduction, name);
     }
 
-    forward(input, target) {
-      return fn(input, target, Object.fromEntries(Object.keys(defaults).map((k) => [k, this[k]])));
+    forward(...tensors) {
+      // input and target, or three tensors (MarginRankingLoss, CosineEmbeddingLoss, TripletMarginLoss)
+      if (tensors.length !== arity) throw invalid(`${name}: forward takes ${arity} tensors, got ${tensors.length}`);
+      return fn(...tensors, Object.fromEntries(Object.keys(defaults).map((k) => [k, this[k]])));
     }
   };
 }
@@ -339,6 +449,16 @@ export const L1Loss = pointwiseLoss('L1Loss', l1Loss, { reduction: 'mean' });
 export const SmoothL1Loss = pointwiseLoss('SmoothL1Loss', smoothL1Loss, { reduction: 'mean', beta: 1 });
 /** nn.HuberLoss({ reduction, delta }). */
 export const HuberLoss = pointwiseLoss('HuberLoss', huberLoss, { reduction: 'mean', delta: 1 });
+/** nn.MarginRankingLoss({ margin, reduction }): forward(input1, input2, target). */
+export const MarginRankingLoss = pointwiseLoss('MarginRankingLoss', marginRankingLoss, { margin: 0, reduction: 'mean' }, 3);
+/** nn.HingeEmbeddingLoss({ margin, reduction }). */
+export const HingeEmbeddingLoss = pointwiseLoss('HingeEmbeddingLoss', hingeEmbeddingLoss, { margin: 1, reduction: 'mean' });
+/** nn.SoftMarginLoss({ reduction }). */
+export const SoftMarginLoss = pointwiseLoss('SoftMarginLoss', softMarginLoss, { reduction: 'mean' });
+/** nn.CosineEmbeddingLoss({ margin, reduction }): forward(input1, input2, target). */
+export const CosineEmbeddingLoss = pointwiseLoss('CosineEmbeddingLoss', cosineEmbeddingLoss, { margin: 0, reduction: 'mean' }, 3);
+/** nn.TripletMarginLoss({ margin, p, eps, swap, reduction }): forward(anchor, positive, negative). */
+export const TripletMarginLoss = pointwiseLoss('TripletMarginLoss', tripletMarginLoss, { margin: 1, p: 2, eps: 1e-6, swap: false, reduction: 'mean' }, 3);
 /** nn.BCELoss({ weight, reduction }); the module owns weight. */
 export const BCELoss = pointwiseLoss('BCELoss', binaryCrossEntropy, { weight: null, reduction: 'mean' });
 /** nn.BCEWithLogitsLoss({ weight, reduction, posWeight }); the module owns weight and posWeight. */

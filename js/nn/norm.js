@@ -1,11 +1,12 @@
 // Normalisation modules in PyTorch's shape: LayerNorm, GroupNorm, BatchNorm1d, BatchNorm2d, BatchNorm3d,
-// Softmax, LogSoftmax. Parameter and buffer names are PyTorch's (weight, bias, running_mean,
+// Softmax, LogSoftmax, Softmin. Parameter and buffer names are PyTorch's (weight, bias, running_mean,
 // running_var, num_batches_tracked), so a PyTorch state dict loads as it is.
 import { invalid } from '../errors.js';
 import { describe, toI32, toBool, shapeArg } from '../convert.js';
 import { ones, zeros, tensor, tidy, optionsArg } from '../tensor.js';
 import { Module } from './module.js';
 import { softmax, logSoftmax, layerNorm, groupNorm, batchNorm, instanceNorm, toF64 } from '../ops/norm.js';
+import { softmin } from '../ops/act.js';
 
 /** A leaf parameter (requiresGrad) made by fn inside tidy. */
 function param(fn) {
@@ -184,7 +185,7 @@ export class BatchNorm3d extends BatchNorm {
   }
 }
 
-/** A module applying fn(x, dim) along a fixed dim (Softmax, LogSoftmax). */
+/** A module applying fn(x, dim) along a fixed dim (Softmax, LogSoftmax, Softmin). */
 class AlongDim extends Module {
   #fn;
 
@@ -210,5 +211,12 @@ export class Softmax extends AlongDim {
 export class LogSoftmax extends AlongDim {
   constructor(dim) {
     super('LogSoftmax', logSoftmax, dim);
+  }
+}
+
+/** nn.Softmin(dim): softmax of -x. */
+export class Softmin extends AlongDim {
+  constructor(dim) {
+    super('Softmin', softmin, dim);
   }
 }

@@ -149,6 +149,62 @@ export function softshrink(input, ...args) {
   return tidy(() => where(input.gt(l), input.sub(l), where(input.lt(-l), input.add(l), 0)));
 }
 
+// SELU's constants (PyTorch's, from Klambauer et al.): the fixed point of mean 0, variance 1.
+const SELU_ALPHA = 1.6732632423543772848170429916717;
+const SELU_SCALE = 1.0507009873554804934193349852946;
+
+/** Refuses a non-float32 input as the op a composite wraps would, but under the composite's name. */
+function float32Only(input, who) {
+  handle(input, who, 'input');
+  if (input.dtype !== 'float32') throw new OmError('DtypeMismatch', `${who}: takes float32, not ${input.dtype}`);
+}
+
+/** F.selu: SELU_SCALE * elu(input, SELU_ALPHA) (the elu op under selu's name, then one Mul). */
+export function selu(input) {
+  float32Only(input, 'selu');
+  return tidy(() => apply1('selu', 'elu', [handle(input, 'selu', 'input')], [], [SELU_ALPHA]).mul(SELU_SCALE));
+}
+
+/**
+ * F.celu: max(0, input) + min(0, alpha * (exp(input / alpha) - 1)) (default alpha 1), PyTorch's
+ * formula. The exponential reads min(input, 0), so a large positive input cannot overflow it and
+ * poison the gradient with inf * 0; at 0 the gradient is 1, as PyTorch's.
+ */
+export function celu(input, ...args) {
+  float32Only(input, 'celu');
+  const alpha = num(params('celu', args, ['alpha'], { alpha: 1 }).alpha, 'celu', 'alpha');
+  if (alpha === 0) throw invalid('celu: alpha cannot be 0 for CELU');
+  return tidy(() => input.relu().add(input.clampMax(0).div(alpha).expm1().mul(alpha)));
+}
+
+/**
+ * F.logsigmoid: log(1 / (1 + exp(-input))) = -softplus(-input), so it stays finite for large
+ * |input| and its gradient is sigmoid(-input) (0.5 at 0).
+ */
+export function logsigmoid(input) {
+  float32Only(input, 'logsigmoid');
+  return tidy(() => apply1('logsigmoid', 'softplus', [handle(input.neg(), 'logsigmoid', 'input')], [], [1, 20]).neg());
+}
+
+/**
+ * F.softmin(input, dim, dtype): softmax(-input) along dim, as PyTorch's (-input).softmax(dim,
+ * dtype); dim and dtype may be given as { dim, dtype }. The softmax op runs under softmin's name.
+ */
+export function softmin(input, ...args) {
+  const { dim, dtype } = params('softmin', args, ['dim', 'dtype'], {});
+  handle(input, 'softmin', 'input');
+  if (dim === undefined) throw invalid('softmin: takes dim (PyTorch\'s implicit dim is deprecated)');
+  const d = toI64(dim, 'softmin', 'dim');
+  // checked here so the message names softmin, not the softmax op it runs (a 0-d tensor has dims 0 and -1)
+  const n = Math.max(input.ndim, 1);
+  if (d < -n || d >= n) throw new OmError('IndexOutOfRange', `softmin: dim ${d} is out of range for ${input.ndim} dims`);
+  return tidy(() => {
+    const neg = input.neg();
+    const x = dtype === undefined || dtype === null ? neg : neg.to(dtype);
+    return apply1('softmin', 'softmax', [handle(x, 'softmin', 'input')], [d]);
+  });
+}
+
 /**
  * torch.clamp: min(max(input, min), max), either bound null/undefined for none (not both).
  * Bounds are numbers or bigints (the C op, after PyTorch's promotion with the bounds as weak

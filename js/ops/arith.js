@@ -494,3 +494,70 @@ export function trace(input) {
   if (input.ndim !== 2) throw invalid(`trace: expected a matrix, but got tensor with dim ${input.ndim}`);
   return tidy(() => input.diagonal().sum());
 }
+
+/** A dim of a tensor of nd dims, wrapped (a 0-d tensor has dims 0 and -1), or IndexOutOfRange under who. */
+function wrapDim(d, nd, who) {
+  const n = Math.max(nd, 1), w = d < 0 ? d + n : d;
+  if (w < 0 || w >= n) throw new OmError('IndexOutOfRange', `${who}: dim ${d} is out of range for a tensor of ${nd} dims`);
+  return w;
+}
+
+/**
+ * torch.diff(input, n = 1, dim = -1, prepend, append): the n-th forward difference along dim,
+ * x[1:] - x[:-1] applied n times (bool: x[1:] != x[:-1], PyTorch's logical_xor) after prepend
+ * and append are concatenated there. Slices to the end and to -1, so a symbolic size traces.
+ */
+export function diff(input, n = 1, dim = -1, prepend = null, append = null) {
+  const who = 'diff';
+  handle(input, who, 'input');
+  if (input.ndim === 0) throw invalid(`${who}: diff expects input to be at least one-dimensional`);
+  const order = Number(toI64(n ?? 1, who, 'n'));
+  if (order < 0) throw invalid(`${who}: order must be non-negative but got ${order}`);
+  const d = wrapDim(Number(toI64(dim ?? -1, who, 'dim')), input.ndim, who);
+  const ends = [['prepend', prepend], ['append', append]].filter(([, t]) => t !== null && t !== undefined);
+  for (const [name, t] of ends) {
+    handle(t, who, name);
+    if (t.ndim !== input.ndim) {
+      throw invalid(`${who}: diff expects prepend or append to be the same dimension as input (${name} has ${t.ndim} dims, input ${input.ndim})`);
+    }
+  }
+  if (order === 0 && !ends.length) return input.clone();
+  return tidy(() => {
+    let x = ends.length ? cat([prepend, input, append].filter((t) => t !== null && t !== undefined), d) : input;
+    for (let i = 0; i < order; i++) {
+      const [hi, lo] = [x.slice(d, 1), x.slice(d, 0, -1)];
+      x = x.dtype === 'bool' ? hi.ne(lo) : hi.sub(lo);
+    }
+    return x;
+  });
+}
+
+/**
+ * torch.take_along_dim(input, indices, dim): input.gather(dim, indices) after input and indices
+ * are broadcast to each other off dim (PyTorch's helper); no dim takes the flattened input at the
+ * flattened indices. Indices outside the dim are gather's IndexOutOfRange.
+ */
+export function takeAlongDim(input, indices, dim = null) {
+  const who = 'takeAlongDim';
+  tensors(who, { input, indices });
+  if (indices.dtype !== 'int64') throw dtypeError(`${who}: dtype of indices should be int64 (Long) but got ${indices.dtype}`);
+  if (dim === null || dim === undefined) return tidy(() => input.reshape([-1]).gather(0, indices.reshape([-1])));
+  const nd = input.ndim;
+  if (indices.ndim !== nd) {
+    throw invalid(`${who}: input and indices should have the same number of dimensions, but got ${nd} dimensions for input, and ${indices.ndim} dimensions for indices`);
+  }
+  const d = wrapDim(Number(toI64(dim, who, 'dim')), nd, who);
+  const [xs, is] = [input.shape, indices.shape];
+  const common = xs.map((s, i) => {
+    if (i === d) return 0;
+    if (s !== is[i] && s !== 1 && is[i] !== 1) {
+      throw new OmError('ShapeMismatch', `${who}: input [${xs}] and indices [${is}] do not broadcast off dim ${d} (${s} and ${is[i]} at dim ${i})`);
+    }
+    return s === 1 ? is[i] : s;
+  });
+  const to = (t, s) => {
+    const shape = common.map((c, i) => (i === d ? s[d] : c));
+    return shape.every((c, i) => c === s[i]) ? t : t.expand(shape);
+  };
+  return tidy(() => to(input, xs).gather(d, to(indices, is)));
+}

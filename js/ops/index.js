@@ -474,3 +474,86 @@ function maskRead(input, mask) {
   }
   return tidy(() => index(input, nonzero(mask, { asTuple: true })));
 }
+
+/**
+ * The checks index_fill and index_copy share (PyTorch's index_*_() checks): dim wrapped against
+ * input, index int64 with at most one dim, its values in range (checked eagerly: in a trace they
+ * are data); negatives count from the end where `negatives` (index_fill's rule), else are out of
+ * range (index_copy's). Returns { d, size, k }: the dim, its size and the number of indices.
+ */
+function indexDimCheck(who, input, dim, index, negatives) {
+  handle(input, who, 'input');
+  handle(index, who, 'index');
+  const n = input.ndim, d0 = Number(toI64(dim, who, 'dim')), d = d0 < 0 ? d0 + Math.max(n, 1) : d0;
+  if (d < 0 || d >= Math.max(n, 1)) throw new OmError('IndexOutOfRange', `${who}: dim ${d0} is out of range for a tensor of ${n} dims`);
+  if (index.dtype !== 'int64') throw new OmError('DtypeMismatch', `${who}: Expected an int64 (long) tensor for index, but got ${index.dtype}`);
+  if (index.ndim > 1) throw new OmError('ShapeMismatch', `${who}: Index has to be a vector/scalar, got ${index.ndim} dims`);
+  const size = n ? input.shape[d] : 1;
+  if (!omw.trace_active() && index.numel()) {
+    const [lo, hi] = [index.amin().item(), index.amax().item()];
+    const bad = lo < (negatives ? -BigInt(size) : 0n) ? lo : hi >= BigInt(size) ? hi : null;
+    if (bad !== null) throw new OmError('IndexOutOfRange', `${who}: index ${bad} is out of bounds for dimension ${d} with size ${size}`);
+  }
+  return { d, size, k: index.numel() };
+}
+
+/**
+ * The shape of a scatter's index when k indices along dim d of input reach every position off d:
+ * input's shape with k at d (a 0-d input is read as [1]).
+ */
+const alongDim = (input, d, k) => (input.ndim ? input.shape : [1]).map((s, i) => (i === d ? k : s));
+
+/**
+ * Tensor.index_fill(dim, index, value): a copy of input with the slices at index along dim set to
+ * value (a number, or a 0-d tensor cast to input's dtype, which then gets the gradient); negative
+ * indices count from the end, as PyTorch's. A scatter of value at the index expanded off dim, so
+ * input's gradient is zero at the filled slices.
+ */
+export function indexFill(input, dim, index, value) {
+  const who = 'indexFill';
+  requireReady(who);
+  const { d, size, k } = indexDimCheck(who, input, dim, index, true);
+  const isTensor = value instanceof Tensor;
+  if (isTensor) {
+    handle(value, who, 'value');
+    if (value.ndim) throw new OmError('ShapeMismatch', `${who}: only supports a 0-dimensional value tensor, but got tensor with ${value.ndim} dimension(s)`);
+  } else if (scalarValue(value) === undefined) throw invalid(`${who}: value must be a number or a 0-d Tensor, got ${describe(value)}`);
+  return tidy(() => {
+    const x = input.ndim ? input : input.reshape([1]);
+    const shape = alongDim(input, d, k);
+    const flat = index.reshape([-1]);
+    const wrapped = where(flat.lt(0), flat.add(size), flat); // in the graph: a trace's index is data
+    const at = wrapped.reshape(shape.map((s, i) => (i === d ? k : 1))).expand(shape);
+    const src = isTensor ? value.to(input.dtype).expand(shape) : value;
+    const out = x.scatter(d, at, src);
+    return input.ndim ? out : out.reshape([]);
+  });
+}
+
+/**
+ * Tensor.index_copy(dim, index, source): a copy of input with its slice index[i] along dim
+ * replaced by source's slice i (source: input's shape with index's length at dim, same dtype).
+ * A scatter of source at the index expanded off dim: exact copies (-0 and NaN kept), gradients as
+ * PyTorch's (input's zero at the copied slices, source's passed through). Of a repeated index one
+ * slice stays (PyTorch calls it undefined).
+ */
+export function indexCopy(input, dim, index, source) {
+  const who = 'indexCopy';
+  requireReady(who);
+  const { d, k } = indexDimCheck(who, input, dim, index, false);
+  handle(source, who, 'source');
+  if (source.dtype !== input.dtype) {
+    throw new OmError('DtypeMismatch', `${who}: self and source expected to have the same dtype, but got (self) ${input.dtype} and (source) ${source.dtype}`);
+  }
+  const shape = alongDim(input, d, k);
+  const given = source.ndim ? source.shape : [1];
+  if (given.length !== shape.length || given.some((s, i) => s !== shape[i])) {
+    throw new OmError('ShapeMismatch', `${who}: source [${source.shape}] must be input [${input.shape}] with the number of indices (${k}) at dim ${d}, i.e. [${shape}]`);
+  }
+  return tidy(() => {
+    const x = input.ndim ? input : input.reshape([1]);
+    const at = index.reshape(shape.map((s, i) => (i === d ? k : 1))).expand(shape);
+    const out = x.scatter(d, at, source.ndim ? source : source.reshape([1]));
+    return input.ndim ? out : out.reshape([]);
+  });
+}

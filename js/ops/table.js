@@ -192,6 +192,8 @@ export const OPS = [
   ['isfinite', impl(act.isfinite), MF],
   ['softmax', keywords(['dim', 'dtype'], impl(norm.softmax)), MF],
   ['logSoftmax', keywords(['dim', 'dtype'], impl(norm.logSoftmax)), MF],
+  ['selu', impl(act.selu), F], // torch.selu and torch.celu (no Tensor methods in PyTorch)
+  ['celu', impl(act.celu), F],
   // dtype
   ['to', impl(shape.to), M],
   ['float', impl((input) => shape.to(input, 'float32')), M],
@@ -270,6 +272,8 @@ export const OPS = [
   ['argwhere', impl(indexing.argwhere), MF],
   ['maskedSelect', impl(indexing.maskedSelect), MF],
   ['indexPut', impl(indexing.indexPut), MF, 'indexPut_'],
+  ['indexFill', keywords(['dim', 'index', 'value'], impl(indexing.indexFill)), MF, 'indexFill_'],
+  ['indexCopy', keywords(['dim', 'index', 'source'], impl(indexing.indexCopy)), MF, 'indexCopy_'],
   // sorting and repeats (js/ops/sort.js)
   ['topk', impl(sorting.topk), MF],
   ['multinomial', impl(sorting.multinomial), MF],
@@ -373,6 +377,8 @@ export const OPS = [
   ['nansum', impl(arith.nansum), MF],
   ['nanmean', impl(arith.nanmean), MF],
   ['trace', impl(arith.trace), M], // a method only: om.trace is the tracer
+  ['diff', keywords(['n', 'dim', 'prepend', 'append'], impl(arith.diff)), MF],
+  ['takeAlongDim', keywords(['indices', 'dim'], impl(arith.takeAlongDim)), MF],
 ];
 
 // PyTorch's dtype categories (bool < integer < floating) and names: an in-place op writes its

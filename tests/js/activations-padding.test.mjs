@@ -1,4 +1,5 @@
-// om.nn's GLU, PReLU, Mish, Softsign, Tanhshrink, Hardshrink, Softshrink, the padding modules
+// om.nn's GLU, PReLU, Mish, Softsign, Tanhshrink, Hardshrink, Softshrink, SELU, CELU, LogSigmoid,
+// Softmin, the padding modules
 // (ZeroPad2d, ConstantPad1d/2d/3d, ReflectionPad1d/2d, ReplicationPad1d/2d) and Unflatten, and their
 // om.nn.functional forms: outputs, gradients (a PReLU's weight's too) and errors against PyTorch's
 // (tests/js/fixtures/pytorch/ops/activations_padding.json, written by
@@ -20,6 +21,7 @@ const ERRORS = [
   [/^Halving dimension must be even/, 'InvalidArgument', /^glu: halving dimension must be even, but dimension 1 is size 3/],
   [/^Mismatch of parameter numbers/, 'ShapeMismatch', /^prelu: weight of 4 elements \(shape \[4\]\) for 3 channels/],
   [/^lambda must be greater or equal to 0/, 'InvalidArgument', /^softshrink: lambda must be greater or equal to 0, but found to be -1/],
+  [/^ZeroDivisionError: alpha cannot be 0 for CELU/, 'InvalidArgument', /^celu: alpha cannot be 0 for CELU$/],
 ];
 
 describe("the modules on PyTorch's inputs: outputs, gradients and errors", () => {
@@ -75,6 +77,22 @@ describe('the functions', () => {
     near(vals(F.hardshrink(x, { lambd: 0.5 })), [-2, 0, 0, 0, 0.75, 1, 3, -4]);
     near(vals(F.softshrink(x, 1)), [-1, 0, 0, 0, 0, 0, 2, -3]);
   }));
+
+  test('F.selu, F.celu, F.logsigmoid, F.softmin (and om.selu, om.celu, as torch.selu, torch.celu): values, keywords, extremes', () => om.tidy(() => {
+    const x = om.tensor([[-2, -0.5, 0, 0.25], [0.75, 1, 3, -4]]);
+    near(vals(om.selu(x)), vals(new nn.SELU().forward(x)));
+    near(vals(om.celu(x, 2)), vals(F.celu(x, { alpha: 2 })));
+    near(vals(F.celu(x, 2)), vals(x).map((v) => (v > 0 ? v : 2 * Math.expm1(v / 2))));
+    near(vals(F.softmin(x, { dim: 0 })), vals(F.softmin(x, 0)));
+    near(vals(F.softmin(x, 1, 'float32')), vals(x.neg().softmax(1)));
+    // finite where exp(-x) overflows float32 and exact where it underflows
+    near(vals(F.logsigmoid(om.tensor([-200, 200]))), [-200, 0]);
+    // a large positive input: celu's exponential reads min(x, 0), so its gradient is 1, not NaN
+    const big = om.tensor([100, -100]);
+    big.requiresGrad = true;
+    F.celu(big).sum().backward();
+    near(vals(big.grad), [1, 0]);
+  }));
 });
 
 describe('traced with a symbolic batch: onnxruntime-web and the Session agree with eager at other sizes', () => {
@@ -82,7 +100,8 @@ describe('traced with a symbolic batch: onnxruntime-web and the Session agree wi
     withTraced((keep, trace) => {
       const mods = [new nn.GLU(1), new nn.PReLU(2), new nn.Mish(), new nn.Softsign(), new nn.Tanhshrink(), new nn.Hardshrink(),
         new nn.Softshrink(0.25), new nn.ZeroPad2d([1, 0, 2, 1]), new nn.ConstantPad1d(2, -1.5), new nn.ConstantPad3d(1, 0.5),
-        new nn.ReflectionPad2d(1), new nn.ReplicationPad2d(1), new nn.ConstantPad2d([1, 1, 0, 2], 3), new nn.Unflatten(1, [2, -1])];
+        new nn.ReflectionPad2d(1), new nn.ReplicationPad2d(1), new nn.ConstantPad2d([1, 1, 0, 2], 3), new nn.Unflatten(1, [2, -1]),
+        new nn.SELU(), new nn.CELU(0.5), new nn.LogSigmoid(), new nn.Softmin(1), new nn.Softmin(-1)];
       const rows = [new nn.ReplicationPad1d([0, 2]), new nn.ReflectionPad1d([2, 1])]; // [N, C, L] inputs, as PyTorch's rule
       const model = new (class extends nn.Module {
         constructor() { super(); this.mods = new nn.ModuleList([...mods, ...rows]); }
@@ -132,5 +151,16 @@ describe('errors', () => {
     throwsKind(() => F.prelu(om.zeros([2, 4]), om.zeros([2, 2])), 'ShapeMismatch', /^prelu: weight of 4 elements \(shape \[2,2\]\) for 4 channels/);
     throwsKind(() => F.hardshrink(om.zeros([2]), 'a'), 'InvalidArgument', /^hardshrink: lambd must be a number/);
     throwsKind(() => new nn.Hardshrink({ lam: 1 }), 'InvalidArgument', /^Hardshrink: unknown option 'lam'/);
+    throwsKind(() => new nn.CELU('a'), 'InvalidArgument', /^CELU: alpha must be a number, got/);
+    throwsKind(() => new nn.SELU(1), 'InvalidArgument', /^SELU: inplace must be a boolean, got 1/);
+    throwsKind(() => new nn.Softmin(1.5), 'InvalidArgument', /Softmin/);
+    throwsKind(() => F.softmin(om.zeros([2, 4])), 'InvalidArgument', /^softmin: takes dim/);
+    throwsKind(() => F.softmin(om.zeros([2, 4]), 2), 'IndexOutOfRange', /^softmin: dim 2 is out of range for 2 dims$/);
+    throwsKind(() => F.softmin(om.zeros([2, 4]), -3), 'IndexOutOfRange', /^softmin: dim -3 is out of range for 2 dims$/);
+    throwsKind(() => F.softmin(om.zeros([2, 4]), { dims: 1 }), 'InvalidArgument', /^softmin: unknown option 'dims'/);
+    for (const [fn, who] of [[om.selu, 'selu'], [om.celu, 'celu'], [F.logsigmoid, 'logsigmoid']]) {
+      throwsKind(() => fn(om.ones([2], { dtype: 'int64' })), 'DtypeMismatch', new RegExp(`^${who}: takes float32, not int64`));
+      throwsKind(() => fn(3), 'InvalidArgument', new RegExp(`^${who}: `));
+    }
   });
 });

@@ -2,7 +2,8 @@
 // functions ports call by name (js/ops/arith.js, js/ops/table.js): values against
 // tests/js/fixtures/pytorch/ops/arith.json (written by tools/pytorch_arith.py), PyTorch's refusals
 // as OmError kinds, in-place forms, gradients by finite differences, and traced models run in
-// onnxruntime-web and the Session at other sizes against eager runs.
+// onnxruntime-web and the Session at other sizes against eager runs; diff, takeAlongDim, indexFill
+// and indexCopy too.
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -15,6 +16,7 @@ const fx = JSON.parse(readFileSync(new URL('./fixtures/pytorch/ops/arith.json', 
 
 /** A fixture operand: a tensor, or a Python scalar as a JS number. */
 function operand(a) {
+  if (a === null) return null; // an optional argument left out
   if (Array.isArray(a)) return a.map(operand); // a list argument (dims, indices)
   if ('scalar' in a) return fixtureNumber(a.scalar);
   const data = a.dtype === 'int64' ? a.data.map((v) => BigInt(v)) : a.data.map(fixtureNumber);
@@ -77,6 +79,10 @@ const CALLS = {
   nansum: (x, ...rest) => om.nansum(x, ...rest.slice(0, -1)),
   nanmean: (x, d) => x.nanmean(d),
   trace: (x) => x.trace(), // a method only: om.trace is the tracer
+  diff: (x, ...rest) => (rest.length > 2 ? om.diff(x, ...rest.slice(0, -1)) : x.diff(...rest.slice(0, -1))),
+  index_fill: (x, d, i, v) => x.indexFill(d, i, v),
+  index_copy: (x, d, i, src) => om.indexCopy(x, d, i, src),
+  take_along_dim: (x, i, ...rest) => (rest.length > 1 ? x.takeAlongDim(i, ...rest.slice(0, -1)) : om.takeAlongDim(x, i)),
 };
 
 // What each PyTorch refusal is here: the kind, and the message's start
@@ -93,6 +99,18 @@ const REFUSALS = {
   'rot90 same dims': ['InvalidArgument', /^rot90: expected rotation dims to be different, but got dim0 = 1 and dim1 = 1$/],
   'hsplit not divisible': ['InvalidArgument', /^hsplit: torch\.hsplit attempted to split along dimension 1, but the size of the dimension 10 is not divisible by the split_size 3!$/],
   'dsplit 2-D': ['InvalidArgument', /^dsplit: torch\.dsplit requires a tensor with at least 3 dimension, but got a tensor with 2 dimensions!$/],
+  'diff 0-d': ['InvalidArgument', /^diff: diff expects input to be at least one-dimensional$/],
+  'diff prepend of fewer dims': ['InvalidArgument', /^diff: diff expects prepend or append to be the same dimension as input \(prepend has 1 dims, input 2\)$/],
+  'take_along_dim rank': ['InvalidArgument', /^takeAlongDim: input and indices should have the same number of dimensions, but got 2 dimensions for input, and 1 dimensions for indices$/],
+  'take_along_dim float indices': ['DtypeMismatch', /^takeAlongDim: dtype of indices should be int64 \(Long\) but got float32$/],
+  'take_along_dim out of range': ['IndexOutOfRange', /^gather: index 4 is out of range for dim 1 of size 4/],
+  'index_fill out of range': ['IndexOutOfRange', /^indexFill: index 3 is out of bounds for dimension 1 with size 3$/],
+  'index_fill 2-D index': ['ShapeMismatch', /^indexFill: Index has to be a vector\/scalar, got 2 dims$/],
+  'index_fill 1-D value': ['ShapeMismatch', /^indexFill: only supports a 0-dimensional value tensor, but got tensor with 1 dimension\(s\)$/],
+  'index_copy negative index': ['IndexOutOfRange', /^indexCopy: index -1 is out of bounds for dimension 1 with size 3$/],
+  'index_copy dtypes': ['DtypeMismatch', /^indexCopy: self and source expected to have the same dtype, but got \(self\) float32 and \(source\) int64$/],
+  'index_copy slice shapes': ['ShapeMismatch', /^indexCopy: source \[2,2,3\] must be input \[2,3,4\] with the number of indices \(2\) at dim 1, i\.e\. \[2,2,4\]$/],
+  'index_copy float index': ['DtypeMismatch', /^indexCopy: Expected an int64 \(long\) tensor for index, but got float32$/],
 };
 
 // ops whose steps PyTorch's kernels may round differently (a fused multiply-add, a running sum)
@@ -235,6 +253,63 @@ describe("more of torch's functions by name", () => {
     gradcheck((x, p, q) => om.baddbmm(x, p, q, { beta: 0.5, alpha: -2 }), om.randn([2, 3, 4], { seed: 8 }), om.randn([2, 3, 2], { seed: 9 }), om.randn([2, 2, 4], { seed: 10 }));
     gradcheck((a, b) => om.hypot(a, b).add(om.logaddexp(a, b)).add(om.fmax(a, b)), om.randn([5], { seed: 11 }), om.randn([5], { seed: 12 }));
     gradcheck((a) => a.reciprocal().add(a.mul(3).frac()), om.tensor([0.6, 0.75, 1.1, 1.4])); // 3a away from integers (frac's steps)
+  }));
+});
+
+describe('diff and takeAlongDim', () => {
+  test('keywords, and the errors PyTorch 1.13 does not raise', () => om.tidy(() => {
+    const x = om.tensor([[1, 4, 9], [2, 3, 5]]);
+    assert.deepEqual(vals(x.diff({ dim: 0 })), vals(om.diff(x, 1, 0)));
+    assert.deepEqual(vals(om.diff(x, { n: 2, append: om.tensor([[0], [1]]) })), [2, -14, 1, -6]);
+    assert.deepEqual(vals(x.takeAlongDim(om.tensor([[2n], [0n]]), { dim: 1 })), [9, 2]);
+    // PyTorch 2 refuses a negative order (1.13 returned the input): so does the library
+    throwsKind(() => x.diff(-1), 'InvalidArgument', /^diff: order must be non-negative but got -1$/);
+    throwsKind(() => x.diff(1, 2), 'IndexOutOfRange', /^diff: dim 2 is out of range for a tensor of 2 dims$/);
+    throwsKind(() => x.diff(1, 0, 'a'), 'InvalidArgument', /^diff: prepend must be a Tensor/);
+    throwsKind(() => x.diff({ order: 1 }), 'InvalidArgument', /^diff: unknown option 'order' \(expected n, dim, prepend, append\)$/);
+    throwsKind(() => x.takeAlongDim(om.tensor([[0n]]), -3), 'IndexOutOfRange', /^takeAlongDim: dim -3 is out of range for a tensor of 2 dims$/);
+    throwsKind(() => x.takeAlongDim(om.tensor([[0n, 1n]]), 0), 'ShapeMismatch', /^takeAlongDim: input \[2,3\] and indices \[1,2\] do not broadcast off dim 0 \(3 and 2 at dim 1\)$/);
+    throwsKind(() => om.takeAlongDim(x, [0]), 'InvalidArgument', /^takeAlongDim: indices must be a Tensor/);
+  }));
+
+  test('gradients by finite differences', () => om.tidy(() => {
+    gradcheck((a, p) => om.diff(a, 2, 1, p), om.randn([2, 5], { seed: 13 }), om.randn([2, 1], { seed: 14 }));
+    const idx = om.tensor([[[0n, 2n, 2n]], [[1n, 0n, 1n]]]); // a repeated index: its gradients add
+    gradcheck((a) => om.takeAlongDim(a, idx, 2), om.randn([2, 3, 4], { seed: 15 }).narrow(2, 0, 3).contiguous());
+  }));
+
+  test('traced over a symbolic axis: diff along it (slices to the end and to -1), takeAlongDim of argsort, broadcast', () => withTraced((keep, trace) => {
+    // one output, so the trace fits one output's extents at the other sizes
+    const model = moduleOf((x, i) => om.diff(x, 2, 0).sum(0).add(x.takeAlongDim(x.argsort(1), 1).mul(x.diff(1, 0, x.narrow(0, 0, 1))).sum(0))
+      .add(x.unsqueeze(1).takeAlongDim(i.unsqueeze(0), 2).sum([0, 1])));
+    trace(model, { x: [om.randn([4, 6], { seed: 16 }), ['n', null]], i: om.tensor([[0n], [2n]]) });
+  }));
+});
+
+describe('indexFill and indexCopy', () => {
+  test('in place, keywords, errors', () => om.tidy(() => {
+    const x = om.zeros([2, 3]);
+    assert.equal(x.indexFill_(1, om.tensor([0n, -1n]), 4), x);
+    x.indexCopy_({ dim: 0, index: om.tensor([1n]), source: om.tensor([[7, 8, 9]]) });
+    assert.deepEqual(vals(x), [4, 0, 4, 7, 8, 9]);
+    assert.deepEqual(vals(om.indexFill(x, { dim: 0, index: om.tensor(0n), value: -1 })), [-1, -1, -1, 7, 8, 9]);
+    // a 0-d value tensor is read as PyTorch's Scalar: cast to the input's dtype (1.5 into int64 is 1)
+    assert.deepEqual(vals(om.zeros([2], { dtype: 'int64' }).indexFill_(0, om.tensor([0n]), om.tensor(1.5))), [1, 0]);
+    throwsKind(() => x.indexFill(2, om.tensor([0n]), 1), 'IndexOutOfRange', /^indexFill: dim 2 is out of range for a tensor of 2 dims$/);
+    throwsKind(() => x.indexFill(0, om.tensor([0n]), 'a'), 'InvalidArgument', /^indexFill: value must be a number or a 0-d Tensor, got a string/);
+    throwsKind(() => x.indexFill(0, [0], 1), 'InvalidArgument', /^indexFill: index must be a Tensor/);
+    throwsKind(() => x.indexCopy(0, om.tensor([0n]), [1, 2, 3]), 'InvalidArgument', /^indexCopy: source must be a Tensor/);
+    throwsKind(() => x.indexCopy(0, om.tensor([2n]), om.ones([1, 3])), 'IndexOutOfRange', /^indexCopy: index 2 is out of bounds for dimension 0 with size 2$/);
+  }));
+
+  test('gradients by finite differences: input (zero at the written slices), value, source', () => om.tidy(() => {
+    gradcheck((a, v) => a.indexFill(1, om.tensor([2n, -4n]), v), om.randn([2, 4, 3], { seed: 17 }), om.tensor(0.3));
+    gradcheck((a, s) => om.indexCopy(a, 2, om.tensor([2n, 0n]), s), om.randn([2, 4, 3], { seed: 18 }), om.randn([2, 4, 2], { seed: 19 }));
+  }));
+
+  test('traced over a symbolic axis (negative indices wrapped in the graph)', () => withTraced((keep, trace) => {
+    const model = moduleOf((x, s) => x.indexFill(1, om.tensor([-1n, 0n]), -2.5).add(x.indexCopy(1, om.tensor([1n, 2n]), s.mul(3))));
+    trace(model, { x: [om.randn([3, 4], { seed: 20 }), ['n', null]], s: [om.randn([3, 2], { seed: 21 }), ['n', null]] });
   }));
 });
 

@@ -2,8 +2,9 @@
 // (tests/js/fixtures/pytorch/ops/losses.json, written by tools/pytorch_composites.py): values and
 // gradients of (output * g).sum() for l1Loss, smoothL1Loss, huberLoss, binaryCrossEntropy (logs
 // clamped at -100), binaryCrossEntropyWithLogits (weight, posWeight, logits of +-100), klDiv
-// (every reduction, logTarget, zeros in the target) and cosineSimilarity (a zero vector,
-// broadcasting); the modules; argument errors; one traced into ONNX and run at other sizes.
+// (every reduction, logTarget, zeros in the target), cosineSimilarity (a zero vector,
+// broadcasting), marginRankingLoss, hingeEmbeddingLoss, softMarginLoss, cosineEmbeddingLoss and
+// tripletMarginLoss (p, swap); the modules; argument errors; one traced into ONNX and run at other sizes.
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -16,6 +17,8 @@ const FIXTURE = JSON.parse(readFileSync(new URL('./fixtures/pytorch/ops/losses.j
 
 /** The call a fixture case names, on tensors xs (weight and posWeight after input and target). */
 function call(c, xs) {
+  // three tensors: input1, input2 and target, or anchor, positive and negative
+  if (['marginRankingLoss', 'cosineEmbeddingLoss', 'tripletMarginLoss'].includes(c.op)) return F()[c.op](...xs, c.args);
   const [input, target, ...rest] = xs;
   const o = { ...c.args };
   if (o.weight) o.weight = rest.shift();
@@ -41,6 +44,13 @@ describe('losses against PyTorch', () => {
     same(new om.nn.BCELoss().forward(a.sigmoid(), b.sigmoid()), F().binaryCrossEntropy(a.sigmoid(), b.sigmoid()));
     same(new om.nn.KLDivLoss({ reduction: 'batchmean' }).forward(a.logSoftmax(1), b.softmax(1)), F().klDiv(a.logSoftmax(1), b.softmax(1), { reduction: 'batchmean' }));
     same(new om.nn.CosineSimilarity({ dim: 0 }).forward(a, b), F().cosineSimilarity(a, b, { dim: 0 }));
+    const y = a.sign();
+    same(new om.nn.MarginRankingLoss({ margin: 0.2, reduction: 'sum' }).forward(a, b, y), F().marginRankingLoss(a, b, y, { margin: 0.2, reduction: 'sum' }));
+    same(new om.nn.HingeEmbeddingLoss({ margin: 0.7 }).forward(a, y), F().hingeEmbeddingLoss(a, y, { margin: 0.7 }));
+    same(new om.nn.SoftMarginLoss({ reduction: 'none' }).forward(a, y), F().softMarginLoss(a, y, { reduction: 'none' }));
+    const t = om.tensor([1, -1, -1]);
+    same(new om.nn.CosineEmbeddingLoss({ margin: 0.1 }).forward(a, b, t), F().cosineEmbeddingLoss(a, b, t, { margin: 0.1 }));
+    same(new om.nn.TripletMarginLoss({ swap: true, p: 1 }).forward(a, b, a.flip(0)), F().tripletMarginLoss(a, b, a.flip(0), { swap: true, p: 1 }));
   }));
 
   test('argument errors', () => om.tidy(() => {
@@ -54,6 +64,23 @@ describe('losses against PyTorch', () => {
     throwsKind(() => F().klDiv(a, a, { reduction: 'batch' }), 'InvalidArgument', /klDiv: reduction must be/);
     throwsKind(() => F().cosineSimilarity(a, a, { epsilon: 1 }), 'InvalidArgument', /cosineSimilarity: unknown option 'epsilon'/);
     throwsKind(() => new om.nn.HuberLoss({ reduction: 'all' }), 'InvalidArgument', /HuberLoss: reduction must be/);
+    throwsKind(() => F().marginRankingLoss(a, a, om.ones([3])), 'InvalidArgument',
+      /^marginRankingLoss: All input tensors should have same dimension but got sizes: input1: \[2,3\], input2: \[2,3\], target: \[3\]$/);
+    throwsKind(() => F().marginRankingLoss(a, a, a, { margin: '1' }), 'InvalidArgument', /^marginRankingLoss: margin must be a number, got a string/);
+    throwsKind(() => F().hingeEmbeddingLoss(a, a, { reduction: 'avg' }), 'InvalidArgument', /^hingeEmbeddingLoss: reduction must be 'none', 'mean' or 'sum'/);
+    throwsKind(() => F().hingeEmbeddingLoss(a, 1), 'InvalidArgument', /^hingeEmbeddingLoss: target must be a Tensor/);
+    throwsKind(() => F().softMarginLoss(a, om.ones([3])), 'InvalidArgument', /^softMarginLoss: target \[3\] must have the input's shape \[2,3\]$/);
+    throwsKind(() => new om.nn.MarginRankingLoss().forward(a, a), 'InvalidArgument', /^MarginRankingLoss: forward takes 3 tensors, got 2$/);
+    throwsKind(() => new om.nn.HingeEmbeddingLoss({ delta: 1 }), 'InvalidArgument', /^HingeEmbeddingLoss: unknown option 'delta'/);
+    throwsKind(() => F().cosineEmbeddingLoss(a, a, om.ones([2, 1])), 'InvalidArgument', /^cosineEmbeddingLoss: Expected 1D or 0D target tensor, but got 2D target tensor$/);
+    throwsKind(() => F().cosineEmbeddingLoss(a, om.ones([3]), om.ones([2])), 'InvalidArgument',
+      /^cosineEmbeddingLoss: 1D target tensor expects 2D input tensors, but found inputs with sizes \[2,3\] and \[3\]$/);
+    throwsKind(() => F().tripletMarginLoss(a, a, om.ones([3])), 'InvalidArgument', /^tripletMarginLoss: All input tensors should have same dimension/);
+    throwsKind(() => F().tripletMarginLoss(a, a, a, { p: 0 }), 'InvalidArgument', /^tripletMarginLoss: p must be a number > 0, got 0$/);
+    throwsKind(() => F().tripletMarginLoss(a, a, a, { swap: 1 }), 'InvalidArgument', /^tripletMarginLoss: swap must be a boolean, got 1$/);
+    throwsKind(() => F().tripletMarginLoss(a, a, a, { eps: -1 }), 'InvalidArgument', /^tripletMarginLoss: eps must be a number >= 0, got -1$/);
+    throwsKind(() => F().tripletMarginLoss(om.ones([1, 2, 3]), om.ones([1, 2, 3]), om.ones([1, 2, 3])), 'InvalidArgument',
+      /^tripletMarginLoss: takes 1-D or 2-D inputs \(\[D\] or \[N, D\]\), got 3 dims$/);
   }));
 
   test('a training step with BCEWithLogitsLoss lowers the loss', () => om.tidy(() => {
@@ -77,5 +104,16 @@ describe('losses traced with a symbolic batch', () => {
   test('cosine similarity and a Huber loss per sample, right at other batch sizes', () => withTraced((keep, trace) => {
     const fn = (a, b) => F().cosineSimilarity(a, b, { dim: 1 }).add(F().huberLoss(a, b, { reduction: 'none', delta: 0.5 }).sum(1));
     trace(fn, { a: [om.randn([5, 4], { seed: 4 }), ['B', null]], b: [om.randn([5, 4], { seed: 5 }), ['B', null]] });
+  }));
+
+  test('the margin, cosine embedding and triplet losses per sample, right at other batch sizes', () => withTraced((keep, trace) => {
+    const fn = (a, b) => {
+      const y = a.sub(b).sign();
+      return F().marginRankingLoss(a, b, y.neg(), { margin: 0.3, reduction: 'none' }).add(F().hingeEmbeddingLoss(a, y, { reduction: 'none' }))
+        .add(F().softMarginLoss(b, y, { reduction: 'none' })).sum(1)
+        .add(F().cosineEmbeddingLoss(a, b, y.select(1, 0), { margin: 0.1, reduction: 'none' }))
+        .add(F().tripletMarginLoss(a, b, a.flip(1), { swap: true, reduction: 'none' }));
+    };
+    trace(fn, { a: [om.randn([5, 4], { seed: 6 }), ['B', null]], b: [om.randn([5, 4], { seed: 7 }), ['B', null]] });
   }));
 });

@@ -555,3 +555,18 @@ void [sessionOut, typed, names, planned, kernels, fromBytes, saved];
   const s: Tensor = om.sum(om.exp(x), 1), m: Tensor = om.max(x, x), r: Tensor = om.rot90(x, 1, [0, 1]).movedim(0, 1);
   om.dispose([x, i, q, t, fd, sh, ac, l, min, max, ...parts, d, s, m, r]);
 }
+
+// issue 28's activations, diff, takeAlongDim, indexFill/indexCopy and the margin losses
+{
+  const F = om.nn.functional, nn = om.nn;
+  const x = om.randn([3, 4]), i = om.tensor([[0n], [2n], [1n]]), y = x.sign();
+  const acts: Tensor[] = [om.selu(x), om.celu(x, { alpha: 2 }), F.celu(x, 0.5), F.logsigmoid(x), F.softmin(x, 1), F.softmin(x, { dim: 0, dtype: 'float32' }),
+    new nn.SELU().forward(x), new nn.CELU(1.5).forward(x), new nn.LogSigmoid().forward(x), new nn.Softmin(1).forward(x)];
+  const ops: Tensor[] = [x.diff(), om.diff(x, 2, 0, x.narrow(0, 0, 1)), x.diff({ dim: 0, append: x }), x.takeAlongDim(i, 1), om.takeAlongDim(x, i),
+    x.indexFill(1, om.tensor([0n]), -1), x.clone().indexFill_({ dim: 0, index: om.tensor(1n), value: om.tensor(2) }),
+    om.indexCopy(x, 1, om.tensor([3n]), om.zeros([3, 1])), x.clone().indexCopy_(0, om.tensor([0n]), om.ones([1, 4]))];
+  const losses: Tensor[] = [F.marginRankingLoss(x, x, y, { margin: 0.1 }), F.hingeEmbeddingLoss(x, y), F.softMarginLoss(x, y, { reduction: 'none' }),
+    F.cosineEmbeddingLoss(x, x, y.select(1, 0)), F.tripletMarginLoss(x, x, x, { swap: true, p: 1 }),
+    new nn.MarginRankingLoss({ margin: 1 }).forward(x, x, y), new nn.TripletMarginLoss().forward(x, x, x)];
+  om.dispose([x, i, y, ...acts, ...ops, ...losses]);
+}
