@@ -2452,10 +2452,20 @@ record:
   }
   if (tr->split_sym < 0 && tr->answers) om__branch_below(tr, ranges); /* a minimum raised where the model answers: cut there */
   if (tr->split_sym >= 0 && (n = om__branch_run(tr, ranges, fn, ctx, outputs, max_outputs, n, seed, offset)) < 0) return free(ranges), -1;
-  if (tr->split_sym >= 0 && tr->answers && !branched_answers(tr)) { /* the pieces left out again where the model answers */
-    om__release_all(outputs, n);
-    refuse_answers(&rc);
-    return free(ranges), -1;
+  if (tr->split_sym >= 0 && tr->answers && !branched_answers(tr)) { /* the pieces left out again where the model answered */
+    /* a probe's answer is a call's alone (a squeeze that drops the axis at L = 1, where the
+     * model fails a call later): the model runs there, and only where it answers is it refused */
+    run_ctx again = rc;
+    uint64_t after = st->rng_seed, after_offset = st->rng_offset;
+    int r = (again.scratch = calloc((size_t)max_outputs, sizeof *again.scratch)) ? answers_at(&again, tr->answers_v)
+                                                                                 : (om__trace_fail(OM_ERR_OUT_OF_MEMORY, "trace_run: out of memory"), -1);
+    free(again.scratch);
+    st->rng_seed = after, st->rng_offset = after_offset;
+    if (r) {
+      om__release_all(outputs, n);
+      if (r > 0) refuse_answers(&rc);
+      return free(ranges), -1;
+    }
   }
   if (tr->split_sym < 0 && (tr->answers || tr->far_parted)) { /* refused at the call the refusal names */
     om__release_all(outputs, n);
