@@ -388,7 +388,9 @@ void om__run_answers(om_trace *tr, const char *why, const int64_t *v, const om_s
   for (int k = 0; k < tr->symbols.n; k++)
     if (v[k] < v0[k]) below |= (uint64_t)1 << k;
   tr->answers_syms = tr->answers ? tr->answers_syms & below : below;
-  if (!tr->answers) tr->answers = why, tr->answers_site = site;
+  if (tr->answers) return;
+  tr->answers = why, tr->answers_site = site;
+  memcpy(tr->answers_v, v, sizeof(int64_t) * (size_t)tr->symbols.n);
 }
 
 /* Appends to buf (n of cap used) the declaration of symbol s from min to max (INT64_MAX: no
@@ -2555,6 +2557,26 @@ static bool raised_minimums(const om_trace *tr, om_symbol *ranges) {
   return true;
 }
 
+/* Whether the model of the pieces (tr->branched) holds at the sizes where the record run or the
+ * range check saw the model answer outside a narrowed range (tr->answers_v). A cut there
+ * (om__branch_below) traces the piece below with the other symbols at their examples, and each
+ * of its sizes alone where that piece fails; where the model fails at all of them so, the range
+ * ends above them again: random model 24:20939's row 2 of B rows (none below B = 3), its T - 2
+ * columns reshaped to [1, T - 2, 1, 6], fails at B = 2 for the example's T = 7 and answers at
+ * T = 1 and 2 (empty), which no piece with a symbolic T can be traced at. */
+static bool branched_answers(const om_trace *tr) {
+  const om_traced_model *m = tr->branched;
+  for (int k = 0; m && k < tr->symbols.n; k++) {
+    int64_t size = tr->answers_v[k] * tr->symbols.v[k].multiple;
+    for (int j = 0; j < m->n_symbols; j++) {
+      const om_traced_sym *q = &m->symbols[j];
+      if (strcmp(q->name, tr->symbols.v[k].name)) continue;
+      if (size < q->min || size > q->max || size % q->multiple) return false;
+    }
+  }
+  return true;
+}
+
 int om__trace_run(om_trace_fn fn, void *ctx, om_tensor **outputs, int max_outputs, const om_graph_runner *runner) {
   om_trace *tr = om__need_trace("trace_run");
   if (!tr) return -1;
@@ -2722,6 +2744,21 @@ record:
   }
   if (tr->split_sym < 0 && tr->answers) om__branch_below(tr, ranges); /* a minimum raised where the model answers: cut there */
   if (tr->split_sym >= 0 && (n = om__branch_run(tr, ranges, fn, ctx, outputs, max_outputs, n, seed, offset)) < 0) return free(ranges), -1;
+  if (tr->split_sym >= 0 && tr->answers && !branched_answers(tr)) { /* the pieces left out again where the model answered */
+    /* a probe's answer is a call's alone (a squeeze that drops the axis at L = 1, where the
+     * model fails a call later): the model runs there, and only where it answers is it refused */
+    run_ctx again = rc;
+    uint64_t after = st->rng_seed, after_offset = st->rng_offset;
+    int r = (again.scratch = calloc((size_t)max_outputs, sizeof *again.scratch)) ? answers_at(&again, tr->answers_v)
+                                                                                 : (om__trace_fail(OM_ERR_OUT_OF_MEMORY, "trace_run: out of memory"), -1);
+    free(again.scratch);
+    st->rng_seed = after, st->rng_offset = after_offset;
+    if (r) {
+      om__release_all(outputs, n);
+      if (r > 0) refuse_answers(&rc);
+      return free(ranges), -1;
+    }
+  }
   if (tr->split_sym < 0 && (tr->answers || tr->far_parted)) { /* refused at the call the refusal names */
     om__release_all(outputs, n);
     const om_site *far = tr->far_site;

@@ -224,6 +224,7 @@ struct om_trace {
   int edge_runs, edge_rounds; /* of runs.n and rounds, those for a float product's edges alone */
   const char *answers;       /* the first range the record run narrowed where the model works (om__run_answers) */
   const om_site *answers_site; /* the call it names, NULL none */
+  int64_t answers_v[64];     /* the variables of the run where it answers (a cut below the minimum must hold there) */
   uint64_t answers_syms;     /* the symbols below their examples in every run where it did (om__branch_below) */
   /* a fit that no form holds once runs below the example narrowed a range where the model works
    * (om__run_narrowed_again): the trace begins again in the narrowed ranges, and those answers

@@ -150,6 +150,41 @@ describe('a minimum raised where the model answers the same with another symbol 
   });
 });
 
+describe('a cut below a raised minimum whose pieces fail at the other symbol\'s example', () => {
+  test("row a of B rows, its T - b columns reshaped to [1, T - b, 1, C]: fails below B = a + 1 at the example's T, answers there at T <= b: refused naming the minimum, then declared", async () => {
+    // random model 24:20939: below B = a + 1 the row is missing, so the reshape of its empty
+    // [0, T - b, C] answers only where T - b is 0 (or -1, inferred); the cut at the minimum traced
+    // the piece below, and each of its sizes alone, at the example's T, where the model fails,
+    // and narrowed B to a + 1 without a word
+    for (const [a, b, C] of [[2, 2, 6], [3, 2, 4]]) {
+      const model = fn((x) => {
+        const T = x.shape[1];
+        return x.slice(0, a, a + 1).slice(1, b, T).reshape(1, T - b, 1, C).mul(2);
+      });
+      const ex = om.randn([a + 2, b + 5, C], { seed: a });
+      assert.throws(() => om.trace(model, { x: [ex, ['B', 'T', null]] }), (e) => {
+        assert.ok(e instanceof om.TraceError && e.kind === 'SymbolicShape', String(e));
+        assert.match(e.message, new RegExp(`^reshape \\(call \\d+\\): the minimum of 'B' rose there, yet at B=${a}, T=\\d+ the model answers.* ` +
+          `om\\.Dim\\('B', \\{ min: ${a + 1} \\}\\) declares`));
+        assert.match(e.message, here);
+        return true;
+      });
+      assert.deepEqual(om.tidy(() => model.forward(om.zeros([a, b, C])).shape), [1, 0, 1, C], `the model answers at B = ${a}, T = ${b}`);
+      assert.throws(() => om.tidy(() => model.forward(om.zeros([a, b + 1, C]))), /reshape/, `the model fails at B = ${a}, T = ${b + 1}`);
+      await withTraced((keep) => {
+        const tm = om.trace(model, { x: [ex, [om.Dim('B', { min: a + 1 }), 'T', null]] });
+        assert.deepEqual(tm.symbols.map((s) => [s.name, s.min, s.narrowedBy]), [['B', a + 1, null], ['T', 1, null]]);
+        keep(tm, { x: ex }, [model.forward(ex)], undefined, model);
+        for (const [bb, t] of [[a + 1, b + 1], [a + 4, b + 9]]) {
+          const x = om.randn([bb, t, C], { seed: bb * t });
+          keep(tm, { x }, [model.forward(x)], `at B=${bb}, T=${t}`);
+        }
+      });
+      ex.dispose();
+    }
+  });
+});
+
 describe('memory run out far above the example', () => {
   let made; // its modules' parameters live with the file, made before the test's baseline
   before(() => { made = loadCase(render(generate(23, 34846))); });
