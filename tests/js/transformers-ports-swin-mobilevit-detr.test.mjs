@@ -31,6 +31,32 @@ class DetrSine extends DetrSinePositionEmbedding {
 }
 for (const name of ['detr_sine', 'detr_sine_small']) PORTS[name] = { Model: DetrSine, outputs: ['position_embeddings'], transient: [] };
 
+/** The om.Dim declarations a refusal names, as { symbol: { min, max } }. */
+const named = (message) => Object.fromEntries([...message.matchAll(/om\.Dim\('(\w+)', \{ min: (\d+)(?:, max: (\d+))? \}\)/g)]
+  .map(([, n, min, max]) => [n, max === undefined ? { min: Number(min) } : { min: Number(min), max: Number(max) }]));
+
+// Traces the port undeclared at its first fixture's sizes, expects the SymbolicShape refusal that
+// names the declaration holding at the example, and returns that declaration.
+function refusedDeclaration(name) {
+  const fx = loadFixture(name);
+  const model = loadPort(PORTS[name], name, fx);
+  let decl = null;
+  try {
+    om.tidy(() => {
+      const { batch: b, height: h, width: w } = fx.cases[0].sizes;
+      assert.throws(() => om.trace(model, { pixel_values: [image([b, 3, h, w], 1), ['batch', null, 'height', 'width']] }), (e) => {
+        assert.ok(e instanceof om.TraceError && e.kind === 'SymbolicShape', String(e));
+        assert.match(e.message, /where the model gives an answer that the graph would not: the graph holds for the sizes om\.Dim/);
+        decl = named(e.message);
+        return true;
+      });
+    });
+  } finally {
+    model.dispose();
+  }
+  return decl;
+}
+
 describe('Swin loads PyTorch\'s safetensors strictly and matches PyTorch eagerly at every size', () => {
   for (const name of ['swin', 'swin_cls']) test(name, (t) => matchesEagerly(t, PORTS[name], name));
 
@@ -61,31 +87,12 @@ describe('Swin traced with symbolic batch, height and width, run in onnxruntime-
   // unshifted window where its smaller side is the window (swin: min(H, W) 9 to 12; swin_cls: 25 to
   // 30) and shifted above. A threshold on two symbols is no If on one size: refused, naming the
   // declarations under which one graph holds; declared so, each side of it traces and holds.
-  /** The om.Dim declarations a refusal names, as { symbol: { min, max } }. */
-  const named = (message) => Object.fromEntries([...message.matchAll(/om\.Dim\('(\w+)', \{ min: (\d+)(?:, max: (\d+))? \}\)/g)]
-    .map(([, n, min, max]) => [n, max === undefined ? { min: Number(min) } : { min: Number(min), max: Number(max) }]));
-
   // Traced undeclared at 26 x 21 (both stages shifted): the runs below the threshold take the other
   // path (no roll, no mask) and narrow the range where the model answers; the layer's pad, which
   // they compute otherwise, fits in the narrowed range once the trace begins again there, so the
   // trace is refused naming that declaration. Traced with it, right against PyTorch.
   test('swin: traced at 26 x 21 undeclared, refused (SymbolicShape) naming the declaration that holds; declared so, right against PyTorch in both engines', async (t) => {
-    const fx = loadFixture('swin');
-    const model = loadPort(PORTS.swin, 'swin', fx);
-    let decl = null;
-    try {
-      om.tidy(() => {
-        const { batch: b, height: h, width: w } = fx.cases[0].sizes;
-        assert.throws(() => om.trace(model, { pixel_values: [image([b, 3, h, w], 1), ['batch', null, 'height', 'width']] }), (e) => {
-          assert.ok(e instanceof om.TraceError && e.kind === 'SymbolicShape', String(e));
-          assert.match(e.message, /where the model gives an answer that the graph would not: the graph holds for the sizes om\.Dim/);
-          decl = named(e.message);
-          return true;
-        });
-      });
-    } finally {
-      model.dispose();
-    }
+    const decl = refusedDeclaration('swin');
     // the shifted side of min(H, W) > 12, which holds the example
     assert.deepEqual(decl, { height: { min: 13 }, width: { min: 13 } });
     await tracesEverywhere(t, PORTS.swin, 'swin', (tm) => {
@@ -103,22 +110,7 @@ describe('Swin traced with symbolic batch, height and width, run in onnxruntime-
   // window up to 30) is an If on the height, from 25 (the model fails below: its relative
   // position table is the window's), right against PyTorch in both engines.
   test('swin_cls: traced at 70 x 47 undeclared, refused (SymbolicShape) naming the declaration that holds; declared so, an If on the height, right against PyTorch in both engines', async (t) => {
-    const fx = loadFixture('swin_cls');
-    const model = loadPort(PORTS.swin_cls, 'swin_cls', fx);
-    let decl = null;
-    try {
-      om.tidy(() => {
-        const { batch: b, height: h, width: w } = fx.cases[0].sizes;
-        assert.throws(() => om.trace(model, { pixel_values: [image([b, 3, h, w], 1), ['batch', null, 'height', 'width']] }), (e) => {
-          assert.ok(e instanceof om.TraceError && e.kind === 'SymbolicShape', String(e));
-          assert.match(e.message, /where the model gives an answer that the graph would not: the graph holds for the sizes om\.Dim/);
-          decl = named(e.message);
-          return true;
-        });
-      });
-    } finally {
-      model.dispose();
-    }
+    const decl = refusedDeclaration('swin_cls');
     assert.deepEqual(decl, { width: { min: 31 } });
     await tracesEverywhere(t, PORTS.swin_cls, 'swin_cls', (tm) => {
       const [height, width] = ['height', 'width'].map((n) => tm.symbols.find((x) => x.name === n));
