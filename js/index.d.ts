@@ -3854,3 +3854,62 @@ export interface Tensor {
   takeAlongDim(indices: Tensor, dim?: number | null): Tensor;
   takeAlongDim(options: { indices: Tensor; dim?: number | null }): Tensor;
 }
+
+// ---- running extremes and order statistics (js/ops/act.js, js/ops/stats.js; issue 28's PyTorch ops) ----
+
+/** torch.cummax: the running maximum along dim and its int64 indices (equal values move the index to the later one; a NaN stays from where it appears, at the last NaN's index). */
+export function cummax(input: Tensor, dim: number): ValuesIndices;
+export function cummax(input: Tensor, options: { dim: number }): ValuesIndices;
+/** torch.cummin: the running minimum, with cummax's rules. */
+export function cummin(input: Tensor, dim: number): ValuesIndices;
+export function cummin(input: Tensor, options: { dim: number }): ValuesIndices;
+
+/** Options of quantile / nanquantile. */
+export interface QuantileOptions {
+  dim?: number | null;
+  keepdim?: boolean;
+  /** How a rank between two elements is read (default 'linear'). */
+  interpolation?: 'linear' | 'lower' | 'higher' | 'midpoint' | 'nearest';
+}
+/** torch.median(input): the lower of the two middle values of all elements (NaN if any is NaN), 0-d. */
+export function median(input: Tensor): Tensor;
+/** torch.median(input, dim = -1, keepdim = false): the lower middle along dim and its int64 index. */
+export function median(input: Tensor, dim: number, keepdim?: boolean): ValuesIndices;
+export function median(input: Tensor, options: { dim?: number; keepdim?: boolean }): ValuesIndices;
+export function median(input: Tensor, dim: number, options: KeepdimKeyword): ValuesIndices;
+/** torch.nanmedian: median of the numbers only (NaN where there are none). */
+export function nanmedian(input: Tensor): Tensor;
+export function nanmedian(input: Tensor, dim: number, keepdim?: boolean): ValuesIndices;
+export function nanmedian(input: Tensor, options: { dim?: number; keepdim?: boolean }): ValuesIndices;
+export function nanmedian(input: Tensor, dim: number, options: KeepdimKeyword): ValuesIndices;
+/** torch.quantile (float32): q a number or a 0-d or 1-D float32 tensor in [0, 1]; a 1-D q puts its axis first. */
+export function quantile(input: Tensor, q: number | Tensor, dim?: number | null, keepdim?: boolean, options?: QuantileOptions): Tensor;
+export function quantile(input: Tensor, q: number | Tensor, options: QuantileOptions): Tensor;
+/** torch.nanquantile: quantile of the numbers only (NaN where there are none). */
+export function nanquantile(input: Tensor, q: number | Tensor, dim?: number | null, keepdim?: boolean, options?: QuantileOptions): Tensor;
+export function nanquantile(input: Tensor, q: number | Tensor, options: QuantileOptions): Tensor;
+
+export interface Tensor {
+  /** See {@link median}. */
+  median(): Tensor;
+  median(dim: number, keepdim?: boolean): ValuesIndices;
+  median(options: { dim?: number; keepdim?: boolean }): ValuesIndices;
+  median(dim: number, options: KeepdimKeyword): ValuesIndices;
+  /** See {@link nanmedian}. */
+  nanmedian(): Tensor;
+  nanmedian(dim: number, keepdim?: boolean): ValuesIndices;
+  nanmedian(options: { dim?: number; keepdim?: boolean }): ValuesIndices;
+  nanmedian(dim: number, options: KeepdimKeyword): ValuesIndices;
+  /** See {@link quantile}. */
+  quantile(q: number | Tensor, dim?: number | null, keepdim?: boolean, options?: QuantileOptions): Tensor;
+  quantile(q: number | Tensor, options: QuantileOptions): Tensor;
+  /** See {@link nanquantile}. */
+  nanquantile(q: number | Tensor, dim?: number | null, keepdim?: boolean, options?: QuantileOptions): Tensor;
+  nanquantile(q: number | Tensor, options: QuantileOptions): Tensor;
+  /** See {@link cummax}. */
+  cummax(dim: number): ValuesIndices;
+  cummax(options: { dim: number }): ValuesIndices;
+  /** See {@link cummin}. */
+  cummin(dim: number): ValuesIndices;
+  cummin(options: { dim: number }): ValuesIndices;
+}

@@ -297,6 +297,10 @@ static inline char *om__data(const om_tensor *t) {
 }
 /** cumprod along dim, from the end when reverse (src/ops/misc.c; prod's backward). New reference. */
 om_tensor *om__cumprod_dir(om_tensor *a, int64_t dim, bool reverse);
+/** The gradient of values picked from a (borrowed) along dim by int64 indices (borrowed; topk's,
+ *  cummax's): zeros of a's shape with g (borrowed) summed in at the indices (scatter_add, itself
+ *  differentiable), g itself for a 0-d a; *gin a new reference. false on error (src/ops/sort.c). */
+bool om__picked_backward(const om_tensor *a, int dim, om_tensor *indices, om_tensor *g, om_tensor **gin);
 /** Wraps a possibly negative dim into [0, ndim); -1 with IndexOutOfRange naming who otherwise. */
 int om__wrap_dim(int64_t dim, int ndim, const char *who);
 /** Reads element k (row-major logical order) of t as a double. */
@@ -761,6 +765,9 @@ void om__lower_output(om_lower *l, int j, int v);
 bool om__lower_node(om_lower *l, const om_call *c, const char *op_type, const om_gattr *attrs, int n_attrs);
 /** Output 0 shares input 0's value and no node is written (reshape to the same shape, clone). */
 bool om__lower_alias(om_lower *l);
+/** A 0-d input's (values, indices) pair: output 0 its value (an alias), output 1 its index 0 (a
+ *  constant), as max(dim), topk and cummax of a 0-d tensor give. false on error. */
+bool om__lower_own_pick(om_lower *l);
 /** Refuses the call with UnsupportedOperation naming the op and why (ends the trace). */
 bool om__lower_refuse(om_lower *l, const om_call *c, const char *why);
 /** Refuses the call with SymbolicShape: symbolic axis d of input i cannot be expressed, because what. */

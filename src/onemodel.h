@@ -279,6 +279,12 @@ om_tensor *om_clamp(om_tensor *a, const double *min, const double *max);
 om_tensor *om_cumsum(om_tensor *a, int dim);
 /** Running product along dim (float32 multiplied in double; int64 wraps; bool into int64). */
 om_tensor *om_cumprod(om_tensor *a, int dim);
+/** torch.cummax: the running maximum of a (float32, int64 or bool; borrowed) along dim (a NaN stays
+ *  from where it appears; equal values move to the later index); returns the values (new
+ *  reference) and, when indices is not NULL, stores their int64 indices there (new reference). */
+om_tensor *om_cummax(om_tensor *a, int dim, om_tensor **indices);
+/** torch.cummin: om_cummax's running minimum, with the same rules and ownership. */
+om_tensor *om_cummin(om_tensor *a, int dim, om_tensor **indices);
 /** ONNX's DFT along dim -2 of x [..., n, c] (c 1: real, 2: complex), cut or zero-padded to length
  *  (inverse: e^(+i), divided by length; onesided: the length / 2 + 1 first outputs of a real x),
  *  accumulated in double. Returns a new reference [..., length or length / 2 + 1, 2]. */

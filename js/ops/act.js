@@ -6,7 +6,7 @@
 import { OmError, invalid } from '../errors.js';
 import { omw, checkHandle, requireReady, dtypeCodes } from '../runtime.js';
 import { describe, toI64 } from '../convert.js';
-import { Tensor, wrap, handle, applyOp, retained, unaryOp, floatOp, isOptions, tidy, where, elementwise } from '../tensor.js';
+import { Tensor, wrap, handle, applyOp, applyAll, valuesIndices, retained, unaryOp, floatOp, isOptions, tidy, where, elementwise } from '../tensor.js';
 
 const apply1 = (who, opName, hs, iattrs = [], fattrs = []) => applyOp(who, opName, hs, iattrs, fattrs);
 
@@ -256,6 +256,20 @@ const running = (who) => (input, dim) => {
 
 export const cumsum = running('cumsum');
 export const cumprod = running('cumprod');
+
+/**
+ * torch.cummax(input, dim) / torch.cummin: [values, indices (int64)] (also .values and .indices),
+ * the running maximum (minimum) along dim by PyTorch's rule: equal values move the index to the
+ * later one, and from a NaN on the value is NaN at the last NaN's index.
+ */
+const runningExtreme = (who) => (input, dim) => {
+  const h = handle(input, who, 'input');
+  if (dim === undefined) throw invalid(`${who}: dim is required`);
+  return valuesIndices(applyAll(who, who, [h], [toI64(dim, who, 'dim')], [], 2));
+};
+
+export const cummax = runningExtreme('cummax');
+export const cummin = runningExtreme('cummin');
 
 const PAD_MODES = ['constant', 'reflect', 'replicate'];
 

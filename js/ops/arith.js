@@ -496,7 +496,7 @@ export function trace(input) {
 }
 
 /** A dim of a tensor of nd dims, wrapped (a 0-d tensor has dims 0 and -1), or IndexOutOfRange under who. */
-function wrapDim(d, nd, who) {
+export function wrapDim(d, nd, who) {
   const n = Math.max(nd, 1), w = d < 0 ? d + n : d;
   if (w < 0 || w >= n) throw new OmError('IndexOutOfRange', `${who}: dim ${d} is out of range for a tensor of ${nd} dims`);
   return w;

@@ -31,6 +31,7 @@ import * as indexing from './index.js';
 import * as sorting from './sort.js';
 import * as like from './like.js';
 import * as arith from './arith.js';
+import * as stats from './stats.js';
 
 const unary = (op) => ({ build: (name) => unaryOp(name, op) });
 const float = (op) => ({ build: (name) => floatOp(name, op) });
@@ -303,6 +304,13 @@ export const OPS = [
   ['tile', impl(shape.tile), MF],
   ['prod', keywords(DIM_KEEPDIM, impl(reduce.prod)), MF],
   ['cumprod', keywords(['dim'], impl(act.cumprod)), MF],
+  ['cummax', keywords(['dim'], impl(act.cummax)), MF], // [values, indices], PyTorch's ties and NaN
+  ['cummin', keywords(['dim'], impl(act.cummin)), MF],
+  // order statistics (js/ops/stats.js)
+  ['median', keywords(DIM_KEEPDIM, impl(stats.median)), MF], // the lower middle; with a dim, [values, indices]
+  ['nanmedian', keywords(DIM_KEEPDIM, impl(stats.nanmedian)), MF],
+  ['quantile', impl(stats.quantile), MF],
+  ['nanquantile', impl(stats.nanquantile), MF],
   ['diagonal', keywords(['offset', 'dim1', 'dim2'], impl(shape.diagonal)), MF],
   ['diag', impl(shape.diag), MF],
   ['fillDiagonal_', impl(shape.fillDiagonal_), M],

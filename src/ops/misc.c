@@ -43,6 +43,20 @@ static bool infer_cumsum(om_call *c) {
   return true;
 }
 
+/* The first element (in elements) in a and in o of line `line` of the lines along dim, in
+ * row-major order of the other dims (a and o of one shape, their own strides). */
+static void line_start(const om_tensor *a, const om_tensor *o, int dim, int64_t line, int64_t *ia, int64_t *io) {
+  int64_t rem = line;
+  *ia = *io = 0;
+  for (int d = a->ndim - 1; d >= 0; d--) {
+    if (d == dim) continue;
+    int64_t idx = rem % a->shape[d];
+    rem /= a->shape[d];
+    *ia += idx * a->strides[d];
+    *io += idx * o->strides[d];
+  }
+}
+
 static bool forward_cumsum(om_call *c) {
   const om_tensor *a = c->in[0], *o = c->out[0];
   int nd = a->ndim, dim = (int)c->attrs.i[0];
@@ -52,14 +66,8 @@ static bool forward_cumsum(om_call *c) {
   const char *pa = om__data(a);
   char *po = om__data(o);
   for (int64_t line = 0; line < lines; line++) {
-    int64_t rem = line, ia = 0, io = 0; /* the line's first element in a and in o */
-    for (int d = nd - 1; d >= 0; d--) {
-      if (d == dim) continue;
-      int64_t idx = rem % a->shape[d];
-      rem /= a->shape[d];
-      ia += idx * a->strides[d];
-      io += idx * o->strides[d];
-    }
+    int64_t ia, io;
+    line_start(a, o, dim, line, &ia, &io);
     double accf = prod;
     uint64_t acci = prod;
     for (int64_t k = 0; k < n; k++) {
@@ -149,38 +157,52 @@ static bool cumprod_backward(const om_record *r, om_tensor *const *g, om_tensor 
   return gin[0] != NULL;
 }
 
-/* ONNX has no CumProd: with n the axis's extent (computed at run time where symbolic), the mask
- * [n, n] of j <= i (Range, Unsqueeze, LessOrEqual; GreaterOrEqual reversed) picks x_j or 1 in x
- * unsqueezed to [.., 1, n, ..], and ReduceProd over j gives y_i (bool: Cast to int64 first). */
+/* What the graphs of cumprod, cummax and cummin share: along dim of extent n (computed at run
+ * time from expression n_x where symbolic), the Range 0, ..., n - 1 ([n], range), the mask of j <= i (j >= i reversed;
+ * Unsqueeze, LessOrEqual) shaped [n (i), n (j), 1, ...] with a 1 for each axis of m after dim
+ * (mask), and x (of m's shape and dtype) unsqueezed at dim, so that x_j runs along axis dim + 1 of
+ * the wide shape [.., n (i), n (j), ..] (xj; wide: that shape, m's dtype). */
+typedef struct { int range, mask, xj; om_meta wide; } prefix_graph;
+
+static bool prefix_lower(om_lower *l, const om_meta *m, int x, int n_x, int64_t dim, bool reverse, prefix_graph *p) {
+  int64_t zero = 0, one_i = 1, trail[OM_MAX_DIMS];
+  int nd = m->ndim, n_trail = nd - 1 - (int)dim, n = om__lower_x_scalar(l, n_x);
+  for (int k = 0; k < n_trail; k++) trail[k] = 2 + k; /* the mask's axes for x's after dim */
+  om_meta r = {.dtype = OM_INT64, .ndim = 1, .shape = {m->shape[dim]}}, mask = {.dtype = OM_BOOL, .ndim = 2 + n_trail};
+  mask.shape[0] = mask.shape[1] = m->shape[dim];
+  for (int k = 2; k < mask.ndim; k++) mask.shape[k] = 1;
+  om_meta col = r, row = r;
+  p->wide = *m;
+  p->wide.ndim = nd + 1;
+  for (int k = (int)dim + 1; k <= nd; k++) p->wide.shape[k] = m->shape[k - 1];
+  col.ndim = row.ndim = 2, col.shape[1] = 1, row.shape[0] = 1, row.shape[1] = m->shape[dim];
+  om_meta xu = p->wide;
+  xu.shape[dim] = 1;
+  int z = om__lower_ints(l, &zero, -1), o = om__lower_ints(l, &one_i, -1), ax0 = om__lower_ints(l, &zero, 1), ax1 = om__lower_ints(l, &one_i, 1);
+  int ax_dim = om__lower_ints(l, &dim, 1), ax_t = n_trail ? om__lower_ints(l, trail, n_trail) : -1, ri, cj, mk;
+  om_meta square = mask;
+  square.ndim = 2;
+  return n >= 0 && z >= 0 && o >= 0 && ax0 >= 0 && ax1 >= 0 && ax_dim >= 0 && (!n_trail || ax_t >= 0) &&
+         om__emit(l, "Range", (int[]){z, n, o}, 3, &r, 1, &p->range, NULL, 0) &&
+         om__emit(l, "Unsqueeze", (int[]){p->range, ax1}, 2, &col, 1, &ri, NULL, 0) &&
+         om__emit(l, "Unsqueeze", (int[]){p->range, ax0}, 2, &row, 1, &cj, NULL, 0) &&
+         om__emit(l, reverse ? "GreaterOrEqual" : "LessOrEqual", (int[]){cj, ri}, 2, &square, 1, &mk, NULL, 0) &&
+         (n_trail ? om__emit(l, "Unsqueeze", (int[]){mk, ax_t}, 2, &mask, 1, &p->mask, NULL, 0) : (p->mask = mk, true)) &&
+         om__emit(l, "Unsqueeze", (int[]){x, ax_dim}, 2, &xu, 1, &p->xj, NULL, 0);
+}
+
+/* ONNX has no CumProd: the prefix mask picks x_j or 1 (Where) and ReduceProd over j gives y_i
+ * (bool: Cast to int64 first). */
 static bool lower_cumprod(om_lower *l, const om_call *c) {
   const om_meta *m = &c->out_meta[0];
   bool done;
   int x = running_input(l, c, &done), out;
   if (x < 0 || done) return x >= 0;
-  int64_t dim = c->attrs.i[0], j = dim + 1, zero = 0, one_i = 1, trail[OM_MAX_DIMS];
-  int nd = m->ndim, n_trail = nd - 1 - (int)dim, n = om__lower_x_scalar(l, om__lower_in_x(l, 0, (int)dim));
-  for (int k = 0; k < n_trail; k++) trail[k] = 2 + k; /* the mask's axes for x's after dim */
-  om_meta r = {.dtype = OM_INT64, .ndim = 1, .shape = {m->shape[dim]}}, mask = {.dtype = OM_BOOL, .ndim = 2 + n_trail};
-  mask.shape[0] = mask.shape[1] = m->shape[dim];
-  for (int k = 2; k < mask.ndim; k++) mask.shape[k] = 1;
-  om_meta wide = *m, col = r, row = r;
-  wide.ndim = nd + 1;
-  for (int k = 0; k <= dim; k++) wide.shape[k] = m->shape[k];
-  for (int k = (int)dim + 1; k <= nd; k++) wide.shape[k] = m->shape[k - 1];
-  col.ndim = row.ndim = 2, col.shape[1] = 1, row.shape[0] = 1, row.shape[1] = m->shape[dim];
-  om_meta xu = wide;
-  xu.shape[dim] = 1;
-  int z = om__lower_ints(l, &zero, -1), o = om__lower_ints(l, &one_i, -1), ax0 = om__lower_ints(l, &zero, 1), ax1 = om__lower_ints(l, &one_i, 1);
-  int ax_j = om__lower_ints(l, &j, 1), ax_dim = om__lower_ints(l, &dim, 1), ax_t = n_trail ? om__lower_ints(l, trail, n_trail) : -1;
-  int ones = om__lower_scalar(l, 1, m->dtype), ar, ri, cj, mk, mt, xw, pick;
-  om_meta square = mask;
-  square.ndim = 2;
-  if (n < 0 || z < 0 || o < 0 || ax0 < 0 || ax1 < 0 || ax_j < 0 || ax_dim < 0 || (n_trail && ax_t < 0) || ones < 0 ||
-      !om__emit(l, "Range", (int[]){z, n, o}, 3, &r, 1, &ar, NULL, 0) || !om__emit(l, "Unsqueeze", (int[]){ar, ax1}, 2, &col, 1, &ri, NULL, 0) ||
-      !om__emit(l, "Unsqueeze", (int[]){ar, ax0}, 2, &row, 1, &cj, NULL, 0) ||
-      !om__emit(l, c->attrs.i[1] ? "GreaterOrEqual" : "LessOrEqual", (int[]){cj, ri}, 2, &square, 1, &mk, NULL, 0) ||
-      !(n_trail ? om__emit(l, "Unsqueeze", (int[]){mk, ax_t}, 2, &mask, 1, &mt, NULL, 0) : (mt = mk, true)) ||
-      !om__emit(l, "Unsqueeze", (int[]){x, ax_dim}, 2, &xu, 1, &xw, NULL, 0) || !om__emit(l, "Where", (int[]){mt, xw, ones}, 3, &wide, 1, &pick, NULL, 0) ||
+  int64_t j = c->attrs.i[0] + 1;
+  prefix_graph p;
+  int ones = om__lower_scalar(l, 1, m->dtype), ax_j = om__lower_ints(l, &j, 1), pick;
+  if (ones < 0 || ax_j < 0 || !prefix_lower(l, m, x, om__lower_in_x(l, 0, (int)c->attrs.i[0]), c->attrs.i[0], c->attrs.i[1], &p) ||
+      !om__emit(l, "Where", (int[]){p.mask, p.xj, ones}, 3, &p.wide, 1, &pick, NULL, 0) ||
       !om__emit(l, "ReduceProd", (int[]){pick, ax_j}, 2, m, 1, &out, &OM_ATTR_INT("keepdims", 0), 1))
     return false;
   om__lower_output(l, 0, out);
@@ -194,6 +216,151 @@ const om_op_def om__op_cumprod = {
     .test = {.n_in = 1, .ndims = {3}, .shapes = {{2, 3, 4}}, .lo = -2, .hi = 2, .attrs = {.n_i = 1, .i = {-2}}}};
 
 om_tensor *om_cumprod(om_tensor *a, int dim) { return om__apply1(OM_OP_cumprod, &a, 1, &(om_attrs){.n_i = 1, .i = {dim}}); }
+
+/* ---- cummax(a, dim) and cummin(a, dim): attrs {dim}; outputs values and int64 indices ----
+ * PyTorch's rule (cummax_cummin_helper): the running best moves to element i when it is NaN, or
+ * when the best so far is not NaN and x_i >= best (cummin: <=). So equal values move the index to
+ * the later one, and from the first NaN on the value is NaN at the last NaN's index. float32,
+ * int64 and bool (compared as 0 and 1). */
+
+static bool infer_cumextreme(om_call *c) {
+  const om_tensor *a = c->in[0];
+  const char *who = om_op_name(c->op);
+  if (c->attrs.n_i != 1) return om__fail(OM_ERR_INVALID_ARGUMENT, "%s: takes a dim, got %d int attributes", who, c->attrs.n_i);
+  int d = om__wrap_dim(c->attrs.i[0], a->ndim ? a->ndim : 1, who);
+  if (d < 0) return false;
+  c->attrs.i[0] = d;
+  same_shape(c, a, a->dtype);
+  c->out_meta[1] = c->out_meta[0];
+  c->out_meta[1].dtype = OM_INT64;
+  return true;
+}
+
+/* Whether element x (at p) takes over from the best so far (at q) by PyTorch's rule. */
+static bool takes_over(const char *p, const char *q, om_dtype dtype, bool min) {
+  if (dtype == OM_FLOAT32) {
+    float x = *(const float *)p, best = *(const float *)q;
+    return x != x || (best == best && (min ? x <= best : x >= best));
+  }
+  int64_t x = dtype == OM_INT64 ? *(const int64_t *)p : *(const uint8_t *)p, best = dtype == OM_INT64 ? *(const int64_t *)q : *(const uint8_t *)q;
+  return min ? x <= best : x >= best;
+}
+
+static bool forward_cumextreme(om_call *c) {
+  const om_tensor *a = c->in[0], *v = c->out[0], *ix = c->out[1];
+  int nd = a->ndim, dim = (int)c->attrs.i[0];
+  bool min = c->op == OM_OP_cummin;
+  size_t es = om__dtype_size(a->dtype);
+  int64_t n = nd ? a->shape[dim] : 1, sa = nd ? a->strides[dim] : 0, so = nd ? v->strides[dim] : 0;
+  int64_t lines = n ? om_tensor_numel(v) / n : 0;
+  const char *pa = om__data(a);
+  char *pv = om__data(v);
+  int64_t *pi = (int64_t *)om__data(ix); /* contiguous as v: the same element offsets */
+  for (int64_t line = 0; line < lines; line++) {
+    int64_t ia, io, best = 0;
+    line_start(a, v, dim, line, &ia, &io);
+    for (int64_t k = 0; k < n; k++) {
+      if (takes_over(pa + (ia + k * sa) * (int64_t)es, pa + (ia + best * sa) * (int64_t)es, a->dtype, min)) best = k;
+      memcpy(pv + (io + k * so) * (int64_t)es, pa + (ia + best * sa) * (int64_t)es, es);
+      pi[io + k * so] = best;
+    }
+  }
+  return true;
+}
+
+static bool cumextreme_backward(const om_record *r, om_tensor *const *g, om_tensor **gin) {
+  return om__picked_backward(r->in[0], (int)r->attrs.i[0], r->saved[1], g[0], gin);
+}
+
+/* ONNX has no running maximum. Over the prefix mask (bool cast to int64 first): the best of the
+ * prefix's numbers (Where(mask and not NaN, x_j, -inf), ReduceMax over j; cummin: +inf,
+ * ReduceMin; int64 fills with its extreme), the last j of the prefix where x_j equals it
+ * (Equal, Where(.., j, -1), ReduceMax), the last NaN's j where the prefix holds one (IsNaN, the
+ * same), and the values gathered from x at the chosen index (GatherElements: x's own bits,
+ * -0 and NaN included; bool gathered as int64 and cast back). A 0-d input is its own value at
+ * index 0. */
+static bool lower_cumextreme(om_lower *l, const om_call *c) {
+  int empty = om__lower_empty(l, c);
+  if (empty) return empty > 0;
+  const om_tensor *a = c->in[0];
+  int x = om__lower_input(l, 0);
+  if (x < 0) return false;
+  if (!a->ndim) return om__lower_own_pick(l);
+  bool min = c->op == OM_OP_cummin, fl = a->dtype == OM_FLOAT32;
+  int64_t dim = c->attrs.i[0], j = dim + 1, minus1 = -1, fill_i = min ? INT64_MAX : INT64_MIN, trail[OM_MAX_DIMS];
+  int n_trail = a->ndim - 1 - (int)dim;
+  for (int k = 0; k < n_trail; k++) trail[k] = 1 + k;
+  om_meta num = c->out_meta[0], idx_m = c->out_meta[1];
+  num.dtype = fl ? OM_FLOAT32 : OM_INT64;
+  int xn = a->dtype == OM_BOOL ? om__lower_cast(l, x, &c->out_meta[0], OM_INT64) : x, n_x = om__lower_in_x(l, 0, (int)dim);
+  /* onnxruntime's ReduceMax fails on an empty axis: where a symbol can make dim empty, one extra
+   * element at its end (which no prefix before it reads), dropped from both outputs after */
+  bool pad = om__lower_may_be_0(l, om__lower_in_ext(l, 0, (int)dim));
+  if (pad && xn >= 0) xn = om__lower_extra_row(l, xn, &num, (int)dim), idx_m.shape[dim]++, n_x = om__lower_x_lin(l, 1, n_x, 0, -1, 1);
+  prefix_graph p;
+  if (xn < 0 || n_x < 0 || !prefix_lower(l, &num, xn, n_x, dim, false, &p)) return false;
+  om_meta wb = p.wide, wi = p.wide, one = p.wide, xu = p.wide, jm = {.dtype = OM_INT64, .ndim = 1 + n_trail, .shape = {a->shape[dim]}};
+  wb.dtype = OM_BOOL, wi.dtype = OM_INT64, one.shape[j] = 1, xu.shape[dim] = 1, xu.dtype = OM_BOOL;
+  for (int k = 1; k <= n_trail; k++) jm.shape[k] = 1;
+  int ax_j = om__lower_ints(l, &j, 1), none = om__lower_ints(l, &minus1, -1), ax_t = n_trail ? om__lower_ints(l, trail, n_trail) : -1;
+  int fill = fl ? om__lower_scalar(l, min ? INFINITY : -INFINITY, OM_FLOAT32) : om__lower_ints(l, &fill_i, -1);
+  int valid = p.mask, nan = -1, ok, nanhit = -1, picked, best, bu, eq, hit, jcol = p.range, hj, pos, out[2];
+  const char *reduce = min ? "ReduceMin" : "ReduceMax";
+  om_gattr keep0 = OM_ATTR_INT("keepdims", 0);
+  if (ax_j < 0 || none < 0 || fill < 0 || (n_trail && ax_t < 0)) return false;
+  if (fl && (!om__emit(l, "IsNaN", &p.xj, 1, &xu, 1, &nan, NULL, 0) || !om__emit(l, "Not", &nan, 1, &xu, 1, &ok, NULL, 0) ||
+             !om__emit(l, "And", (int[]){p.mask, ok}, 2, &wb, 1, &valid, NULL, 0) ||
+             !om__emit(l, "And", (int[]){p.mask, nan}, 2, &wb, 1, &nanhit, NULL, 0)))
+    return false;
+  if (!om__emit(l, "Where", (int[]){valid, p.xj, fill}, 3, &p.wide, 1, &picked, NULL, 0) ||
+      !om__emit(l, reduce, (int[]){picked, ax_j}, 2, &num, 1, &best, &keep0, 1) ||
+      !om__emit(l, "Unsqueeze", (int[]){best, ax_j}, 2, &one, 1, &bu, NULL, 0) ||
+      !om__emit(l, "Equal", (int[]){p.xj, bu}, 2, &wb, 1, &eq, NULL, 0) ||
+      !om__emit(l, "And", (int[]){p.mask, eq}, 2, &wb, 1, &hit, NULL, 0) ||
+      (n_trail && !om__emit(l, "Unsqueeze", (int[]){p.range, ax_t}, 2, &jm, 1, &jcol, NULL, 0)) ||
+      !om__emit(l, "Where", (int[]){hit, jcol, none}, 3, &wi, 1, &hj, NULL, 0) ||
+      !om__emit(l, "ReduceMax", (int[]){hj, ax_j}, 2, &idx_m, 1, &pos, &keep0, 1))
+    return false;
+  if (fl) { /* the last NaN's index where the prefix holds one */
+    om_meta has = idx_m;
+    has.dtype = OM_BOOL;
+    int nj, npos, seen;
+    if (!om__emit(l, "Where", (int[]){nanhit, jcol, none}, 3, &wi, 1, &nj, NULL, 0) ||
+        !om__emit(l, "ReduceMax", (int[]){nj, ax_j}, 2, &idx_m, 1, &npos, &keep0, 1) ||
+        !om__emit(l, "Greater", (int[]){npos, none}, 2, &has, 1, &seen, NULL, 0) ||
+        !om__emit(l, "Where", (int[]){seen, npos, pos}, 3, &idx_m, 1, &pos, NULL, 0))
+      return false;
+  }
+  if (!om__emit(l, "GatherElements", (int[]){xn, pos}, 2, &num, 1, &out[0], &OM_ATTR_INT("axis", dim), 1)) return false;
+  if (pad && ((out[0] = om__lower_drop_row(l, out[0], num, (int)dim)) < 0 || (pos = om__lower_drop_row(l, pos, idx_m, (int)dim)) < 0))
+    return false;
+  if (a->dtype == OM_BOOL && (out[0] = om__lower_cast(l, out[0], &c->out_meta[0], OM_BOOL)) < 0) return false;
+  om__lower_output(l, 0, out[0]);
+  om__lower_output(l, 1, pos);
+  return true;
+}
+
+#define CUMEXTREME_DEF(NAME, REDUCE)                                                                                       \
+  const om_op_def om__op_##NAME = {                                                                                        \
+      .name = #NAME, .n_in = 1, .n_out = 2, .saves = OM_SAVES_OUT(1), .infer = infer_cumextreme,                           \
+      .forward = forward_cumextreme, .backward = cumextreme_backward, .lower = lower_cumextreme,                           \
+      .onnx = REDUCE " over the prefix (Range, LessOrEqual, Where; IsNaN), Equal, ReduceMax of j for the index, GatherElements", \
+      .test = {.n_in = 1, .ndims = {3}, .shapes = {{2, 3, 4}}, .lo = -2, .hi = 2, .attrs = {.n_i = 1, .i = {-2}}}};
+CUMEXTREME_DEF(cummax, "ReduceMax")
+CUMEXTREME_DEF(cummin, "ReduceMin")
+#undef CUMEXTREME_DEF
+
+/* The running extreme's call: values, and the indices to *indices (released when NULL). */
+static om_tensor *cumextreme(om_op op, om_tensor *a, int dim, om_tensor **indices) {
+  om_tensor *out[2] = {0};
+  if (om__apply(op, &a, 1, &(om_attrs){.n_i = 1, .i = {dim}}, out) < 0) return NULL;
+  if (indices) *indices = out[1];
+  else om_tensor_release(out[1]);
+  return out[0];
+}
+
+om_tensor *om_cummax(om_tensor *a, int dim, om_tensor **indices) { return cumextreme(OM_OP_cummax, a, dim, indices); }
+om_tensor *om_cummin(om_tensor *a, int dim, om_tensor **indices) { return cumextreme(OM_OP_cummin, a, dim, indices); }
 
 /* ---- pad(a, pads, mode, value): attrs i = {mode, pads...} (PyTorch's order: last dim first,
  * (before, after) pairs), f = {value} ----

@@ -348,14 +348,10 @@ static bool arg_backward(const om_record *r, om_tensor *const *g, om_tensor **gi
  * value at index 0 (ONNX has no axis to reduce there): an alias and a constant. */
 static bool lower_arg(om_lower *l, const om_call *c) {
   const onnx_reduce *x = om__ops[c->op]->impl;
-  int64_t dim = c->attrs.i[0], keep = c->attrs.i[1], zero = 0;
+  int64_t dim = c->attrs.i[0], keep = c->attrs.i[1];
   int in[2] = {om__lower_input(l, 0), -1}, out[2];
   if (in[0] < 0) return false;
-  if (c->in[0]->ndim == 0) {
-    if ((out[1] = om__lower_ints(l, &zero, -1)) < 0) return false;
-    om__lower_output(l, 1, out[1]);
-    return om__lower_alias(l);
-  }
+  if (c->in[0]->ndim == 0) return om__lower_own_pick(l);
   om_gattr arg_attrs[3] = {OM_ATTR_INT("axis", dim), OM_ATTR_INT("keepdims", keep), OM_ATTR_INT("select_last_index", 0)};
   if ((in[1] = om__lower_ints(l, &dim, 1)) < 0 ||
       !om__emit(l, x->values, in, 2, &c->out_meta[0], 1, &out[0], &OM_ATTR_INT("keepdims", keep), 1) ||

@@ -102,15 +102,16 @@ static bool forward_topk(om_call *c) {
   return true;
 }
 
-/* The values' gradient goes back to the places they came from: zeros scattered with g by the
- * indices (scatter_add, itself differentiable). */
-static bool topk_backward(const om_record *r, om_tensor *const *g, om_tensor **gin) {
-  const om_tensor *a = r->in[0];
-  if (!a->ndim) return (gin[0] = om_tensor_retain(g[0])) != NULL;
+bool om__picked_backward(const om_tensor *a, int dim, om_tensor *indices, om_tensor *g, om_tensor **gin) {
+  if (!a->ndim) return (*gin = om_tensor_retain(g)) != NULL;
   om_tensor *zeros = om_zeros(a->shape, a->ndim, OM_FLOAT32);
-  gin[0] = zeros ? om_scatter_add(zeros, (int)r->attrs.i[1], r->saved[1], g[0]) : NULL;
+  *gin = zeros ? om_scatter_add(zeros, dim, indices, g) : NULL;
   om_tensor_release(zeros);
-  return gin[0] != NULL;
+  return *gin != NULL;
+}
+
+static bool topk_backward(const om_record *r, om_tensor *const *g, om_tensor **gin) {
+  return om__picked_backward(r->in[0], (int)r->attrs.i[1], r->saved[1], g[0], gin);
 }
 
 /* TopK with k as an input (computed from the sizes when it changes with them: a sort along a
@@ -123,12 +124,7 @@ static bool lower_topk(om_lower *l, const om_call *c) {
   if (empty || x < 0) return empty > 0;
   const om_tensor *a = c->in[0];
   int dim = (int)c->attrs.i[1];
-  if (!a->ndim) {
-    int64_t zero = 0;
-    if ((out[1] = om__lower_ints(l, &zero, -1)) < 0) return false;
-    om__lower_output(l, 1, out[1]);
-    return om__lower_alias(l);
-  }
+  if (!a->ndim) return om__lower_own_pick(l);
   if (om__lower_may_be_0(l, om__lower_in_ext(l, 0, dim)))
     return om__lower_baked(l, c, 0, dim, "it can be empty, and onnxruntime's TopK fails on an empty axis");
   om_meta xm = {.dtype = a->dtype, .ndim = a->ndim}, om[2] = {c->out_meta[0], c->out_meta[1]};

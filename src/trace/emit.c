@@ -462,6 +462,14 @@ bool om__lower_alias(om_lower *l) {
   return true;
 }
 
+bool om__lower_own_pick(om_lower *l) {
+  int64_t zero = 0;
+  int index = om__lower_ints(l, &zero, -1);
+  if (index < 0) return false;
+  om__lower_output(l, 1, index);
+  return om__lower_alias(l);
+}
+
 bool om__lower_refuse(om_lower *l, const om_call *c, const char *why) {
   (void)l;
   return om__trace_fail(OM_ERR_TRACE_UNSUPPORTED_OPERATION, "%s: cannot be traced: %s", om_op_name(c->op), why);

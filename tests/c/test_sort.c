@@ -135,6 +135,35 @@ TEST(pixel_shuffles_are_inverse_permutations) {
   om__release_all((om_tensor *[]){x, x5, up, back, odd, flat}, 6);
 }
 
+/* cummax and cummin (src/ops/misc.c): ties move to the later index, a NaN stays from where it
+ * appears (at the last NaN's index), int64 and bool compare as integers, a 0-d input is index 0. */
+TEST(running_extremes_follow_pytorchs_rule) {
+  om_tensor *x = TF(SHAPE(2, 5), 1, 3, 3, NAN, 4, -1, -1, -0.0, 0, -2), *idx = NULL;
+  om_tensor *v = om_cummax(x, 1, &idx);
+  CHECK_VALUES(idx, SHAPE(2, 5), 0, 0, 1, 2, 3, 3, 0, 1, 2, 3, 3);
+  CHECK(v && at(v, 2) == 3 && isnan(at(v, 3)) && isnan(at(v, 4)) && at(v, 8) == 0 && !signbit(at(v, 8)));
+  om__release_all((om_tensor *[]){v, idx}, 2);
+  v = om_cummin(x, -1, &idx);
+  CHECK_VALUES(idx, SHAPE(2, 5), 0, 0, 0, 0, 3, 3, 0, 1, 1, 1, 4);
+  CHECK(v && at(v, 9) == -2 && at(v, 6) == -1);
+  om__release_all((om_tensor *[]){v, idx}, 2);
+  om_tensor *big = TI(SHAPE(3), ((int64_t)1 << 62) + 1, (int64_t)1 << 62, ((int64_t)1 << 62) + 1);
+  v = om_cummin(big, 0, &idx); /* every bit counts */
+  CHECK_VALUES(idx, SHAPE(3), 0, 0, 1, 1);
+  om__release_all((om_tensor *[]){v, idx}, 2);
+  om_tensor *f = TF(SHAPE(4), 0, 1, 0, 1), *b = om_cast(f, OM_BOOL);
+  v = om_cummax(b, 0, &idx);
+  CHECK(v && om_tensor_dtype(v) == OM_BOOL && at(v, 0) == 0 && at(v, 2) == 1);
+  CHECK_VALUES(idx, SHAPE(4), 0, 0, 1, 1, 3);
+  om__release_all((om_tensor *[]){v, idx}, 2);
+  om_tensor *scalar = om_scalar(3, OM_FLOAT32);
+  v = om_cummax(scalar, -1, &idx);
+  CHECK(v && om_tensor_ndim(v) == 0 && at(v, 0) == 3 && at(idx, 0) == 0);
+  CHECK_ERROR(om_cummax(x, 2, NULL) != NULL, OM_ERR_INDEX_OUT_OF_RANGE, "cummax: dim 2 is out of range");
+  CHECK_ERROR(om_cummin(NULL, 0, NULL) != NULL, OM_ERR_INVALID_ARGUMENT, "cummin");
+  om__release_all((om_tensor *[]){v, idx, x, big, f, b, scalar}, 7);
+}
+
 int main(void) {
   RUN(topk_orders_ties_nan_and_both_ends);
   RUN(sort_of_bool_puts_false_first_in_index_order);
@@ -144,5 +173,6 @@ int main(void) {
   RUN(repeat_interleave_by_a_count_and_by_counts);
   RUN(triangle_indices_row_by_row);
   RUN(pixel_shuffles_are_inverse_permutations);
+  RUN(running_extremes_follow_pytorchs_rule);
   TEST_MAIN_END();
 }
