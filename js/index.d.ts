@@ -3913,3 +3913,34 @@ export interface Tensor {
   cummin(dim: number): ValuesIndices;
   cummin(options: { dim: number }): ValuesIndices;
 }
+
+// ---- counting and distinct values, PyTorch's type strings (js/ops/counting.js) ----
+
+/** torch.bincount: the count (or the weights' sum) of each value 0..max of a 1-D non-negative int64 input, at least minlength long; int64, float32 for float32 weights, float64 for others. */
+export function bincount(input: Tensor, weights?: Tensor | null, minlength?: number): Tensor;
+export function bincount(input: Tensor, options: { weights?: Tensor | null; minlength?: number }): Tensor;
+/** Options of unique (sorted is always true in effect; dim must be null). */
+export interface UniqueOptions {
+  sorted?: boolean;
+  returnInverse?: boolean;
+  returnCounts?: boolean;
+  dim?: null;
+}
+/** torch.unique: the distinct values of the flattened input, ascending; [values, inverse?, counts?] when asked. */
+export function unique(input: Tensor, options?: UniqueOptions): Tensor | Tensor[];
+/** torch.unique_consecutive: each run of equal neighbours as one value. */
+export function uniqueConsecutive(input: Tensor, options?: Omit<UniqueOptions, 'sorted'>): Tensor | Tensor[];
+
+export interface Tensor {
+  /** See {@link bincount}. */
+  bincount(weights?: Tensor | null, minlength?: number): Tensor;
+  bincount(options: { weights?: Tensor | null; minlength?: number }): Tensor;
+  /** See {@link unique}. */
+  unique(options?: UniqueOptions): Tensor | Tensor[];
+  /** See {@link uniqueConsecutive}. */
+  uniqueConsecutive(options?: Omit<UniqueOptions, 'sorted'>): Tensor | Tensor[];
+  /** torch.Tensor.type(): 'torch.FloatTensor', 'torch.LongTensor', 'torch.BoolTensor' or 'torch.DoubleTensor'. */
+  type(): string;
+  /** torch.Tensor.type(dtype): converted to dtype (a dtype name or one of those type strings); itself when it has it. */
+  type(dtype: DType | 'torch.FloatTensor' | 'torch.LongTensor' | 'torch.BoolTensor' | 'torch.DoubleTensor'): Tensor;
+}

@@ -31,7 +31,7 @@ export const {
   logicalAnd, logicalOr, logicalXor, logicalNot, bitwiseAnd, bitwiseOr, bitwiseXor, bitwiseNot,
   maskedScatter, index, indexPut, nonzero, argwhere, maskedSelect, topk, multinomial, sort, argsort, searchsorted, bucketize, repeatInterleave, trilIndices, triuIndices,
   square, isnan, isinf, isfinite, std, all, any, logsumexp, bmm, outer, dot, norm,
-  log1p, expm1, flip, tile, prod, cumprod, cummax, cummin, median, nanmedian, quantile, nanquantile, diagonal, diag, asStrided, asStridedScatter,
+  log1p, expm1, flip, tile, prod, cumprod, cummax, cummin, median, nanmedian, quantile, nanquantile, bincount, unique, uniqueConsecutive, diagonal, diag, asStrided, asStridedScatter,
   add, sub, mul, div, divide, trueDivide, floorDivide, pow, eq, ne, lt, le, gt, ge, neg, abs, sign, exp, log, sqrt, rsqrt, clone,
   relu, sigmoid, tanh, erf, clamp, clip, cumsum, maskedFill, softmax, logSoftmax, reshape, narrow, select, squeeze, t, detach,
   sum, mean, amax, amin, max, min, argmax, argmin, indexSelect, gather, indexAdd, scatterAdd, scatter,

@@ -2,7 +2,10 @@
 """PyTorch's running extremes and order statistics, as a fixture for tests/js/statistics.test.mjs.
 
 torch.cummax and torch.cummin (ties, NaN, -0, int64 and bool, every dim, a 0-d and an empty
-input), torch.median and torch.nanmedian (the whole tensor, and along a dim with keepdim: values
+input), torch.bincount (weights float32 and int64, minlength, an empty input, the errors),
+torch.unique and torch.unique_consecutive (return_inverse, return_counts; float32 with -0 and 0,
+int64, bool, empty and 0-d; NaN only in unique_consecutive: PyTorch 1.13's CPU unique gives NaNs
+zero counts), torch.median and torch.nanmedian (the whole tensor, and along a dim with keepdim: values
 and indices; PyTorch returns the lower of the two middle values), torch.quantile and
 torch.nanquantile (q a number or a 1-D tensor, a dim or none, keepdim, each interpolation):
 each case's arguments, inputs, outputs (or the first line of PyTorch's error) and, where the
@@ -59,8 +62,11 @@ def main():
         c['grad'] = None
         if grads and outs[0].requires_grad:
             w = torch.arange(1, outs[0].numel() + 1, dtype=torch.float32).reshape(outs[0].shape)
-            (outs[0] * w).sum().backward()
-            c['grad'] = t(xs[0].grad)['data']
+            try:
+                (outs[0] * w).sum().backward()
+                c['grad'] = t(xs[0].grad)['data']
+            except NotImplementedError:  # unique: PyTorch has no derivative
+                pass
         cases.append(c)
 
     for x in (TIES, INTS, BOOLS):
@@ -103,6 +109,29 @@ def main():
         case(op, lambda a: fn(a, 0.5, dim=0), [torch.zeros(0, 3)], 0.5, 0, False, 'linear')
         case(op, lambda a: fn(a, 0.5, dim=1), [torch.tensor([[NAN, NAN, NAN], [1, NAN, 2]])], 0.5, 1, False, 'linear')
         case(op, lambda a: fn(a, torch.tensor(0.25), dim=0, keepdim=True), [torch.tensor(3.5)], 0.25, 0, True, 'linear')
+
+    labels = torch.tensor([1, 3, 1, 0, 5, 3, 3])
+    for args in ((), (None, 8), (torch.tensor([.5, 1, 2, 3, 4, -1.5, 0.25]),), (torch.tensor([.5, 1, 2, 3, 4, -1.5, 0.25]), 2),
+                 (torch.tensor([1, 2, 3, 4, 5, 6, 7]),), (None, -1), (torch.tensor([1., 2]),)):
+        weights, minlength = (list(args) + [None, 0][len(args):])[:2]
+        extra = [] if weights is None else [weights]
+        case('bincount', lambda a, *w, m=minlength: torch.bincount(a, weights=w[0] if w else None, minlength=m),
+             [labels] + extra, minlength)
+    case('bincount', lambda a: torch.bincount(a), [torch.zeros(0, dtype=torch.long)], 0)
+    case('bincount', lambda a: torch.bincount(a, minlength=3), [torch.zeros(0, dtype=torch.long)], 3)
+    case('bincount', lambda a: torch.bincount(a), [torch.tensor([1, -1])], 0)
+    case('bincount', lambda a: torch.bincount(a), [torch.tensor([[1, 2]])], 0)
+    case('bincount', lambda a: torch.bincount(a), [torch.tensor([1., 2])], 0)
+    # unique: no NaN (PyTorch 1.13's CPU kernel gives NaNs zero counts); -0 and 0, ties
+    floats = torch.tensor([[2., -0.0, 0.0, 1], [2, -1, 1, 2]])
+    for x in (floats, torch.tensor([[5, 1, 5], [5, 2, 1]]), BOOLS, torch.zeros(0), torch.tensor(3.5)):
+        for inv in (False, True):
+            for cnt in (False, True):
+                case('unique', lambda a, i=inv, c=cnt: torch.unique(a, return_inverse=i, return_counts=c), [x], inv, cnt)
+                case('unique_consecutive', lambda a, i=inv, c=cnt: torch.unique_consecutive(a, return_inverse=i, return_counts=c),
+                     [x], inv, cnt)
+    case('unique_consecutive', lambda a: torch.unique_consecutive(a, return_inverse=True, return_counts=True),
+         [torch.tensor([1., NAN, NAN, 2, 2, -0.0, 0.0])], True, True)
 
     write_json(OUT, {'torch_version': torch.__version__, 'cases': cases})
     print(f'{len(cases)} cases')

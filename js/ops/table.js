@@ -32,6 +32,7 @@ import * as sorting from './sort.js';
 import * as like from './like.js';
 import * as arith from './arith.js';
 import * as stats from './stats.js';
+import * as counting from './counting.js';
 
 const unary = (op) => ({ build: (name) => unaryOp(name, op) });
 const float = (op) => ({ build: (name) => floatOp(name, op) });
@@ -311,6 +312,11 @@ export const OPS = [
   ['nanmedian', keywords(DIM_KEEPDIM, impl(stats.nanmedian)), MF],
   ['quantile', impl(stats.quantile), MF],
   ['nanquantile', impl(stats.nanquantile), MF],
+  // counting and distinct values (js/ops/counting.js): sizes the values decide, DataDependent in a trace
+  ['bincount', impl(counting.bincount), MF],
+  ['unique', impl(counting.unique), MF],
+  ['uniqueConsecutive', impl(counting.uniqueConsecutive), MF],
+  ['type', impl(counting.type), M], // PyTorch's type string, or a conversion
   ['diagonal', keywords(['offset', 'dim1', 'dim2'], impl(shape.diagonal)), MF],
   ['diag', impl(shape.diag), MF],
   ['fillDiagonal_', impl(shape.fillDiagonal_), M],

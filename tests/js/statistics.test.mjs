@@ -1,5 +1,6 @@
 // Running extremes and order statistics in PyTorch's names: cummax and cummin (op rows of
-// src/ops/misc.c), median, nanmedian, quantile and nanquantile (js/ops/stats.js). Values, indices and gradients against tests/js/fixtures/pytorch/ops/statistics.json
+// src/ops/misc.c), median, nanmedian, quantile and nanquantile (js/ops/stats.js), bincount,
+// unique, uniqueConsecutive and Tensor.type (js/ops/counting.js). Values, indices and gradients against tests/js/fixtures/pytorch/ops/statistics.json
 // (written by tools/pytorch_statistics.py: ties, NaN, -0, int64, bool, a 0-d and an empty input, a
 // dim out of range), gradients by finite differences, the errors (kind and message), and models
 // traced with symbolic axes run in onnxruntime-web and the Session against eager at other sizes.
@@ -24,6 +25,9 @@ const RUN = {
   nanmedian: ([x], args) => (args.length ? om.nanmedian(x, { dim: args[0], keepdim: args[1] }) : om.nanmedian(x)),
   quantile: ([x], [q, dim, keepdim, interpolation]) => x.quantile(Array.isArray(q) ? om.tensor(q) : q, { dim, keepdim, interpolation }),
   nanquantile: ([x], [q, dim, keepdim, interpolation]) => om.nanquantile(x, Array.isArray(q) ? om.tensor(q) : q, dim, keepdim, { interpolation }),
+  bincount: ([x, w], [minlength]) => (w ? x.bincount(w, minlength) : om.bincount(x, { minlength })),
+  unique: ([x], [returnInverse, returnCounts]) => x.unique({ returnInverse, returnCounts }),
+  unique_consecutive: ([x], [returnInverse, returnCounts]) => om.uniqueConsecutive(x, { returnInverse, returnCounts }),
 };
 
 /** A median of the whole tensor: PyTorch spreads its gradient over the elements equal to it, the library gives it to one. */
@@ -82,6 +86,29 @@ describe('against PyTorch', () => {
   }));
 });
 
+describe('counting, distinct values and type strings', () => {
+  test('unique: each NaN its own value, after the numbers; -0 and 0 are one value (the first kept)', () => om.tidy(() => {
+    const [v, inv, cnt] = om.unique(om.tensor([2, NaN, 0, -0, 1, NaN]), { returnInverse: true, returnCounts: true, sorted: false });
+    assert.deepEqual(vals(v).map(String), ['0', '1', '2', 'NaN', 'NaN']);
+    assert.ok(Object.is(vals(v)[0], 0));
+    assert.deepEqual([vals(inv), vals(cnt)], [[2, 3, 0, 0, 1, 4], [2, 1, 1, 1, 1]]);
+    const big = om.tensor([2n ** 62n + 1n, 2n ** 62n, 2n ** 62n + 1n], { dtype: 'int64' });
+    assert.deepEqual([...big.unique().toArray()], [2n ** 62n, 2n ** 62n + 1n]); // every bit compared
+  }));
+
+  test('type() names the dtype as PyTorch; type(dtype) converts', () => om.tidy(() => {
+    const x = om.tensor([1.5, -2]);
+    assert.deepEqual([x, om.tensor([1n]), om.tensor([true]), x.to('float64')].map((t) => t.type()),
+      ['torch.FloatTensor', 'torch.LongTensor', 'torch.BoolTensor', 'torch.DoubleTensor']);
+    assert.deepEqual([...x.type('int64').toArray()], [1n, -2n]);
+    assert.equal(x.type('torch.LongTensor').dtype, 'int64');
+    assert.equal(x.type('torch.FloatTensor'), x); // itself, as PyTorch's
+    assert.equal(x.type('torch.DoubleTensor').dtype, 'float64');
+    throwsKind(() => x.type('torch.IntTensor'), 'InvalidArgument', /^type: invalid type: 'torch\.IntTensor'/);
+    throwsKind(() => x.type('int32'), 'InvalidArgument', /^to: /);
+  }));
+});
+
 describe('errors', () => {
   test('each names the op and the values', () => om.tidy(() => {
     throwsKind(() => om.zeros([2, 3]).cummax(2), 'IndexOutOfRange', /^cummax: dim 2 is out of range/);
@@ -104,6 +131,16 @@ describe('errors', () => {
     throwsKind(() => om.zeros([0]).quantile(0.5), 'InvalidArgument', /^quantile: quantile\(\) input tensor must be non-empty$/);
     throwsKind(() => x.quantile(0.5, 3), 'IndexOutOfRange', /^quantile: dim 3 is out of range/);
     throwsKind(() => x.quantile(0.5, { axis: 0 }), 'InvalidArgument', /^quantile: unknown option 'axis'/);
+    const labels = om.tensor([1n, 3n]);
+    throwsKind(() => om.bincount(om.tensor([1, 2])), 'DtypeMismatch', /^bincount: "bincount_cpu" not implemented for 'float32' \(takes int64\)$/);
+    throwsKind(() => om.bincount(om.tensor([[1n]])), 'InvalidArgument', /^bincount: bincount only supports 1-d non-negative integral inputs\.$/);
+    throwsKind(() => om.bincount(om.tensor([1n, -2n])), 'InvalidArgument', /^bincount: bincount only supports 1-d non-negative integral inputs\.$/);
+    throwsKind(() => labels.bincount(om.ones([3])), 'InvalidArgument', /^bincount: weights should be 1-d and have the same length as input$/);
+    throwsKind(() => labels.bincount({ minlength: -1 }), 'InvalidArgument', /^bincount: minlength should be >= 0$/);
+    throwsKind(() => labels.bincount(null, 1.5), 'InvalidArgument', /^bincount: minlength must be an integer, got 1\.5$/);
+    throwsKind(() => labels.unique({ dim: 0 }), 'InvalidArgument', /^unique: dim is not supported/);
+    throwsKind(() => labels.unique({ sorted: 1 }), 'InvalidArgument', /^unique: sorted must be a boolean, got 1$/);
+    throwsKind(() => labels.uniqueConsecutive({ sorted: true }), 'InvalidArgument', /^uniqueConsecutive: unknown option 'sorted'/);
   }));
 });
 
@@ -126,6 +163,21 @@ describe('traced', () => {
     // an axis a symbol can make empty (n - 2 from n = 2)
     const short = moduleOf((x) => x.slice(1, 2).cummax(1));
     trace(short, { x: [om.randn([3, 6], { seed: 31 }), [null, om.Dim('n', { min: 2 })]] });
+  }));
+
+  test('bincount of a constant with traced float32 weights is an index_add: agrees at other sizes', () => withTraced((keep, trace) => {
+    const labels = om.tensor([2n, 0n, 2n, 5n, 1n]);
+    const model = moduleOf((w) => [om.bincount(labels, w.select(0, 0)), labels.bincount(w.select(0, 1).mul(2), 7), om.unique(labels).add(w.shape[0])]);
+    trace(model, { w: [om.randn([3, 5], { seed: 32 }), ['n', null]] });
+  }));
+
+  test('bincount and unique of a traced input are refused: their sizes are decided by its values', () => om.tidy(() => {
+    for (const [name, f] of [['bincount', (x) => x.bincount()], ['unique', (x) => x.unique()],
+      ['uniqueConsecutive', (x) => om.uniqueConsecutive(x, { returnCounts: true })]]) {
+      assert.throws(() => om.trace(moduleOf(f), { x: om.tensor([1n, 0n, 1n]) }),
+        (e) => e instanceof om.TraceError && e.kind === 'DataDependent' && e.message.startsWith(`${name}: its result's size is decided by the input's values; `), name);
+    }
+    assert.equal(om.tensor([1n]).bincount().dtype, 'int64'); // the library stays usable
   }));
 
   test('median, nanmedian, quantile and nanquantile (a sort and gathers) at other sizes', () => withTraced((keep, trace) => {
