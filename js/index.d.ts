@@ -2473,8 +2473,83 @@ export namespace nn {
     readonly swap: boolean;
     forward(anchor: Tensor, positive: Tensor, negative: Tensor): Tensor;
   }
+  /** Options of multilabelSoftMarginLoss / MultiLabelSoftMarginLoss. */
+  export interface MultiLabelSoftMarginOptions extends ReductionOptions {
+    /** A weight per class (broadcast against the loss before its class sum). */
+    weight?: Tensor | null;
+  }
+  /** Options of multiMarginLoss / MultiMarginLoss. */
+  export interface MultiMarginOptions extends MarginOptions {
+    /** 1 or 2 (default 1). */
+    p?: number;
+    /** A weight per class, scaling each sample's terms by its target's. */
+    weight?: Tensor | null;
+  }
+  /** Options of poissonNllLoss / PoissonNLLLoss. */
+  export interface PoissonNLLOptions extends ReductionOptions {
+    /** The input is log(rate) (default true), else the rate. */
+    logInput?: boolean;
+    /** Add Stirling's term where target > 1 (default false). */
+    full?: boolean;
+    /** Added to the rate before its log when logInput is false (default 1e-8). */
+    eps?: number;
+  }
+  /** Options of gaussianNllLoss / GaussianNLLLoss. */
+  export interface GaussianNLLOptions extends ReductionOptions {
+    /** Add 0.5 log(2 pi) (default false). */
+    full?: boolean;
+    /** The variance's lower clamp (default 1e-6). */
+    eps?: number;
+  }
+  /** nn.MultiLabelSoftMarginLoss. */
+  export class MultiLabelSoftMarginLoss extends Module {
+    constructor(options?: MultiLabelSoftMarginOptions);
+    readonly reduction: Reduction;
+    forward(input: Tensor, target: Tensor): Tensor;
+  }
+  /** nn.MultiLabelMarginLoss: forward(input, target (int64 classes ended by -1)). */
+  export class MultiLabelMarginLoss extends Module {
+    constructor(options?: ReductionOptions);
+    readonly reduction: Reduction;
+    forward(input: Tensor, target: Tensor): Tensor;
+  }
+  /** nn.MultiMarginLoss: forward(input, target (int64 classes)). */
+  export class MultiMarginLoss extends Module {
+    constructor(options?: MultiMarginOptions);
+    readonly reduction: Reduction;
+    readonly margin: number;
+    readonly p: number;
+    forward(input: Tensor, target: Tensor): Tensor;
+  }
+  /** nn.PoissonNLLLoss. */
+  export class PoissonNLLLoss extends Module {
+    constructor(options?: PoissonNLLOptions);
+    readonly reduction: Reduction;
+    readonly logInput: boolean;
+    readonly full: boolean;
+    readonly eps: number;
+    forward(input: Tensor, target: Tensor): Tensor;
+  }
+  /** nn.GaussianNLLLoss: forward(input, target, var). */
+  export class GaussianNLLLoss extends Module {
+    constructor(options?: GaussianNLLOptions);
+    readonly reduction: Reduction;
+    readonly full: boolean;
+    readonly eps: number;
+    forward(input: Tensor, target: Tensor, variance: Tensor): Tensor;
+  }
 
   export namespace functional {
+    /** PyTorch's F.multilabel_soft_margin_loss: -(t logsigmoid(x) + (1 - t) logsigmoid(-x)) summed over the classes / C. */
+    function multilabelSoftMarginLoss(input: Tensor, target: Tensor, options?: MultiLabelSoftMarginOptions): Tensor;
+    /** PyTorch's F.multilabel_margin_loss: target int64 classes of input's shape, ended by -1. */
+    function multilabelMarginLoss(input: Tensor, target: Tensor, options?: ReductionOptions): Tensor;
+    /** PyTorch's F.multi_margin_loss: sum over i != y of max(0, margin - x[y] + x[i])^p / C. */
+    function multiMarginLoss(input: Tensor, target: Tensor, options?: MultiMarginOptions): Tensor;
+    /** PyTorch's F.poisson_nll_loss. */
+    function poissonNllLoss(input: Tensor, target: Tensor, options?: PoissonNLLOptions): Tensor;
+    /** PyTorch's F.gaussian_nll_loss (var of input's shape, without its last dim, or with a last dim of 1). */
+    function gaussianNllLoss(input: Tensor, target: Tensor, variance: Tensor, options?: GaussianNLLOptions): Tensor;
     /** PyTorch's F.l1_loss. */
     function l1Loss(input: Tensor, target: Tensor, options?: ReductionOptions): Tensor;
     /** PyTorch's F.smooth_l1_loss. */

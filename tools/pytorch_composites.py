@@ -362,6 +362,30 @@ def losses():
     case('cosineEmbeddingLoss', lambda x, y, t: F.cosine_embedding_loss(x, y, t), [rnd(4), rnd(4), torch.tensor(-1.0)], {'margin': 0.0, 'reduction': 'mean'}, (0, 1))
     for kw in ({}, {'margin': 0.5, 'p': 1.0, 'reduction': 'none'}, {'swap': True, 'eps': 1e-3, 'reduction': 'sum'}, {'margin': 3.0, 'p': 3.0}):
         case('tripletMarginLoss', lambda a, p, n: F.triplet_margin_loss(a, p, n, **kw), [rnd(4, 3), rnd(4, 3), rnd(4, 3)], kw, (0, 1, 2))
+    # added after the others (the generator's draws before them stay the same): the multi-label and
+    # multi-class margin losses (targets ended by -1, a class listed twice), Poisson and Gaussian NLL
+    ml = (rnd(3, 5) > 0).float()
+    for red in ('mean', 'none'):
+        case('multilabelSoftMarginLoss', lambda x, t: F.multilabel_soft_margin_loss(x, t, reduction=red), [rnd(3, 5) * 2, ml], {'reduction': red}, (0,))
+    case('multilabelSoftMarginLoss', lambda x, t, ww: F.multilabel_soft_margin_loss(x, t, weight=ww, reduction='sum'),
+         [rnd(3, 5), ml, torch.rand(5, generator=g)], {'reduction': 'sum', 'weight': True}, (0,))
+    mlt = torch.tensor([[3, 0, -1, 1, 2], [1, 1, 4, -1, -1], [-1, 2, 0, 0, 0]])
+    for red in ('mean', 'sum', 'none'):
+        case('multilabelMarginLoss', lambda x, t: F.multilabel_margin_loss(x, t, reduction=red), [rnd(3, 5), mlt], {'reduction': red}, (0,))
+    case('multilabelMarginLoss', lambda x, t: F.multilabel_margin_loss(x, t), [rnd(4), torch.tensor([2, 0, -1, 3])], {'reduction': 'mean'}, (0,))
+    mt = torch.tensor([2, 0, 4, 4])
+    for kw in ({}, {'p': 2, 'margin': 0.5, 'reduction': 'sum'}, {'margin': 2.0, 'reduction': 'none'}):
+        case('multiMarginLoss', lambda x, t: F.multi_margin_loss(x, t, **kw), [rnd(4, 5), mt], {**kw}, (0,))
+    case('multiMarginLoss', lambda x, t, ww: F.multi_margin_loss(x, t, weight=ww, p=2), [rnd(4, 5), mt, torch.rand(5, generator=g)], {'p': 2, 'weight': True}, (0,))
+    counts = torch.tensor([[0., 1, 2, 5], [3, 0, 1, 8]])
+    for kw in ({}, {'full': True, 'reduction': 'sum'}, {'log_input': False, 'reduction': 'none'}, {'log_input': False, 'full': True, 'eps': 1e-3}):
+        x = rnd(2, 4) if kw.get('log_input', True) else torch.rand(2, 4, generator=g) * 3
+        args = {'logInput' if k == 'log_input' else k: v for k, v in kw.items()}
+        case('poissonNllLoss', lambda a, t: F.poisson_nll_loss(a, t, **kw), [x, counts], args, (0,))
+    var = torch.rand(3, 4, generator=g) + 0.1
+    var[0, 0] = 1e-9  # clamped at eps
+    for v, kw in ((var, {}), (var[:, :1], {'full': True, 'reduction': 'sum'}), (var[:, 0], {'eps': 1e-3, 'reduction': 'none'})):
+        case('gaussianNllLoss', lambda a, t, s: F.gaussian_nll_loss(a, t, s, **kw), [rnd(3, 4), rnd(3, 4), v.clone()], kw, (0, 1, 2))
     return {'torch_version': torch.__version__, 'cases': cases}
 
 

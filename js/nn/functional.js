@@ -9,6 +9,7 @@ export { oneHot, pixelShuffle, pixelUnshuffle } from '../ops/sort.js';
 export {
   mseLoss, nllLoss, crossEntropy, ctcLoss, l1Loss, smoothL1Loss, huberLoss, binaryCrossEntropy, binaryCrossEntropyWithLogits, klDiv,
   cosineSimilarity, marginRankingLoss, hingeEmbeddingLoss, softMarginLoss, cosineEmbeddingLoss, tripletMarginLoss,
+  multilabelSoftMarginLoss, multilabelMarginLoss, multiMarginLoss, poissonNllLoss, gaussianNllLoss,
 } from './loss.js';
 export {
   relu, sigmoid, tanh, silu, hardswish, hardsigmoid, hardtanh, relu6, leakyRelu, elu, gelu, softplus, pad, dropout,

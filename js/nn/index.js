@@ -11,6 +11,7 @@ export { Embedding, EmbeddingBag, Upsample, PixelShuffle, PixelUnshuffle } from 
 export {
   MSELoss, NLLLoss, CrossEntropyLoss, CTCLoss, L1Loss, SmoothL1Loss, HuberLoss, BCELoss, BCEWithLogitsLoss, KLDivLoss, CosineSimilarity,
   MarginRankingLoss, HingeEmbeddingLoss, SoftMarginLoss, CosineEmbeddingLoss, TripletMarginLoss,
+  MultiLabelSoftMarginLoss, MultiLabelMarginLoss, MultiMarginLoss, PoissonNLLLoss, GaussianNLLLoss,
 } from './loss.js';
 export {
   ReLU, ReLU6, LeakyReLU, ELU, GELU, SiLU, Softplus, Hardswish, Hardsigmoid, Hardtanh, Sigmoid, Tanh, Identity, Flatten, Dropout,

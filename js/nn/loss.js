@@ -1,10 +1,12 @@
 // Losses in PyTorch's shape: the functions of om.nn.functional (mseLoss, nllLoss, crossEntropy,
 // ctcLoss, l1Loss, smoothL1Loss, huberLoss, binaryCrossEntropy, binaryCrossEntropyWithLogits,
 // klDiv, cosineSimilarity, marginRankingLoss, hingeEmbeddingLoss, softMarginLoss,
-// cosineEmbeddingLoss, tripletMarginLoss) and the modules of om.nn (MSELoss, NLLLoss,
+// cosineEmbeddingLoss, tripletMarginLoss, multilabelSoftMarginLoss, multilabelMarginLoss,
+// multiMarginLoss, poissonNllLoss, gaussianNllLoss) and the modules of om.nn (MSELoss, NLLLoss,
 // CrossEntropyLoss, CTCLoss, L1Loss, SmoothL1Loss, HuberLoss, BCELoss, BCEWithLogitsLoss,
 // KLDivLoss, CosineSimilarity, MarginRankingLoss, HingeEmbeddingLoss, SoftMarginLoss,
-// CosineEmbeddingLoss, TripletMarginLoss).
+// CosineEmbeddingLoss, TripletMarginLoss, MultiLabelSoftMarginLoss, MultiLabelMarginLoss,
+// MultiMarginLoss, PoissonNLLLoss, GaussianNLLLoss).
 // mseLoss, nllLoss, crossEntropy and ctcLoss are one C op each (src/ops/loss.c); mseLoss traces to
 // ONNX (Sub, Mul, ReduceMean/ReduceSum); nllLoss, crossEntropy and ctcLoss are refused while
 // tracing (UnsupportedOperation: losses are not part of an inference graph) and compute eagerly,
@@ -13,9 +15,10 @@
 //
 //   const lossFn = new om.nn.CrossEntropyLoss({ labelSmoothing: 0.1 });
 //   const loss = lossFn.forward(logits, target);   // logits [N, C] float32, target [N] int64
-import { invalid } from '../errors.js';
+import { OmError, TraceError, invalid } from '../errors.js';
 import { requireReady } from '../runtime.js';
-import { Tensor, handle, applyOp, tensor, optionsArg, tidy, where } from '../tensor.js';
+import { Tensor, handle, applyOp, tensor, optionsArg, tidy, where, arange } from '../tensor.js';
+import { logsigmoid } from '../ops/act.js';
 import { describe, toI64 } from '../convert.js';
 import { Module } from './module.js';
 
@@ -421,6 +424,154 @@ export function tripletMarginLoss(anchor, positive, negative, options) {
   });
 }
 
+/** The class dim's size and a check that input is [C] or [N, C] (the multi-label and multi-class margin losses). */
+function classes(input, who) {
+  if (input.ndim !== 1 && input.ndim !== 2) throw invalid(`${who}: takes a 1-D or 2-D input ([C] or [N, C]), got [${input.shape}]`);
+  return input.shape[input.ndim - 1];
+}
+
+/**
+ * F.multilabel_soft_margin_loss(input, target, weight=None, reduction='mean'), PyTorch's steps:
+ * -(t logsigmoid(x) + (1 - t) logsigmoid(-x)), times weight, summed over the class (last) dim and
+ * divided by C, then reduced over the samples.
+ */
+export function multilabelSoftMarginLoss(input, target, options) {
+  const who = 'multilabelSoftMarginLoss';
+  requireReady(who);
+  const { weight = null, reduction = 'mean' } = optionsArg(options, who, ['weight', 'reduction']);
+  sameShape(input, target, who);
+  const w = optionalTensor(weight, who, 'weight');
+  return tidy(() => {
+    const d = Math.max(input.ndim - 1, 0);
+    let loss = target.mul(logsigmoid(input)).add(target.neg().add(1).mul(logsigmoid(input.neg()))).neg();
+    if (w) loss = loss.mul(w);
+    return reduce(loss.sum(d).div(input.ndim ? input.shape[d] : 1), reduction, who);
+  });
+}
+
+/**
+ * F.multilabel_margin_loss(input, target, reduction='mean'): input [C] or [N, C]; target int64 of
+ * its shape holding each sample's classes, ended by the first -1. Per sample, the sum over its
+ * classes j and the classes i that are not among them of max(0, 1 - (x[j] - x[i])), divided by C
+ * (a class listed twice counts twice, as PyTorch's kernel). Written as masks over [.., C (j), C (i)].
+ */
+export function multilabelMarginLoss(input, target, options) {
+  const who = 'multilabelMarginLoss';
+  requireReady(who);
+  const { reduction = 'mean' } = optionsArg(options, who, ['reduction']);
+  sameShape(input, target, who);
+  const c = classes(input, who);
+  if (target.dtype !== 'int64') throw new OmError('DtypeMismatch', `${who}: target must be int64 class indices, not ${target.dtype}`);
+  return tidy(() => {
+    const listed = target.ne(-1).long().cumprod(-1).bool(); // before the first -1
+    const y = where(listed, target, 0);
+    const hit = y.unsqueeze(-1).eq(arange(c)).logicalAnd(listed.unsqueeze(-1)); // [.., j, class]
+    const isTarget = hit.any(-2); // [.., class]
+    const xy = input.gather(-1, y); // x[y_j]
+    const terms = xy.unsqueeze(-1).neg().add(input.unsqueeze(-2)).add(1).clampMin(0); // 1 - x[y_j] + x[i]
+    const kept = listed.unsqueeze(-1).logicalAnd(isTarget.logicalNot().unsqueeze(-2));
+    return reduce(where(kept, terms, 0).sum([-2, -1]).div(c), reduction, who);
+  });
+}
+
+/**
+ * F.multi_margin_loss(input, target, p=1, margin=1, weight=None, reduction='mean'): input [C] or
+ * [N, C], target int64 [N] (or 0-d); per sample the sum over i != y of max(0, margin - x[y] +
+ * x[i])^p (p 1 or 2), each term times weight[y], divided by C.
+ */
+export function multiMarginLoss(input, target, options) {
+  const who = 'multiMarginLoss';
+  requireReady(who);
+  const o = optionsArg(options, who, ['p', 'margin', 'weight', 'reduction']);
+  const p = o.p ?? 1, m = margin(o.margin ?? 1, who), reduction = o.reduction ?? 'mean';
+  if (p !== 1 && p !== 2) throw invalid(`${who}: only p == 1 and p == 2 supported, got ${describe(p)}`);
+  handle(input, who, 'input');
+  handle(target, who, 'target');
+  const c = classes(input, who);
+  if (target.dtype !== 'int64') throw new OmError('DtypeMismatch', `${who}: target must be int64 class indices, not ${target.dtype}`);
+  if (target.ndim !== input.ndim - 1 || (target.ndim && target.shape[0] !== input.shape[0])) {
+    throw invalid(`${who}: inconsistent target size: got [${target.shape}] for input [${input.shape}]`);
+  }
+  const w = optionalTensor(o.weight, who, 'weight');
+  if (w && (w.ndim !== 1 || w.shape[0] !== c)) throw invalid(`${who}: weight must be 1-D of the ${c} classes, got [${w.shape}]`);
+  return tidy(() => {
+    const y = target.unsqueeze(-1);
+    let terms = input.sub(input.gather(-1, y)).add(m).clampMin(0); // margin - x[y] + x[i]
+    if (p === 2) terms = terms.mul(terms);
+    if (w) terms = terms.mul(w.gather(0, target.reshape([-1])).reshape(y.shape));
+    return reduce(where(arange(c).eq(y), 0, terms).sum(-1).div(c), reduction, who);
+  });
+}
+
+/**
+ * F.poisson_nll_loss(input, target, log_input=True, full=False, eps=1e-8, reduction='mean'):
+ * exp(x) - t x (logInput), else x - t log(x + eps); full adds Stirling's t log(t) - t + 0.5
+ * log(2 pi t) where t > 1.
+ */
+export function poissonNllLoss(input, target, options) {
+  const who = 'poissonNllLoss';
+  requireReady(who);
+  const o = optionsArg(options, who, ['logInput', 'full', 'eps', 'reduction']);
+  const logInput = o.logInput ?? true, full = o.full ?? false, eps = number(o.eps ?? 1e-8, who, 'eps'), reduction = o.reduction ?? 'mean';
+  for (const [k, v] of [['logInput', logInput], ['full', full]]) if (typeof v !== 'boolean') throw invalid(`${who}: ${k} must be a boolean, got ${describe(v)}`);
+  sameShape(input, target, who);
+  return tidy(() => {
+    let loss = logInput ? input.exp().sub(target.mul(input)) : input.sub(target.mul(input.add(eps).log()));
+    if (full) {
+      const stirling = target.mul(target.log()).sub(target).add(target.mul(2 * Math.PI).log().mul(0.5));
+      loss = loss.add(where(target.le(1), 0, stirling));
+    }
+    return reduce(loss, reduction, who);
+  });
+}
+
+/**
+ * Whether var holds a negative entry, PyTorch's check; false for a traced var, whose values a
+ * graph cannot check (the graph computes log of the clamped values, as for any other var).
+ */
+function negativeVariance(variance) {
+  return tidy(() => {
+    const any = variance.lt(0).any();
+    try {
+      return Boolean(any.item());
+    } catch (e) {
+      if (e instanceof TraceError) return false;
+      throw e;
+    }
+  });
+}
+
+/**
+ * F.gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction='mean'), PyTorch's
+ * steps: var of input's shape, or without its last dim (unsqueezed), or with a last dim of 1; no
+ * negative entry (not checked for a traced var); clamped at eps without changing its gradient (PyTorch clamps a copy under
+ * no_grad); 0.5 (log(var) + (input - target)^2 / var), plus 0.5 log(2 pi) with full.
+ */
+export function gaussianNllLoss(input, target, variance, options) {
+  const who = 'gaussianNllLoss';
+  requireReady(who);
+  const o = optionsArg(options, who, ['full', 'eps', 'reduction']);
+  const full = o.full ?? false, eps = number(o.eps ?? 1e-6, who, 'eps'), reduction = o.reduction ?? 'mean';
+  if (typeof full !== 'boolean') throw invalid(`${who}: full must be a boolean, got ${describe(full)}`);
+  handle(input, who, 'input');
+  handle(target, who, 'target');
+  handle(variance, who, 'var');
+  reductionCode(reduction, who);
+  const shape = (t) => t.shape.join();
+  const lead = (t) => t.shape.slice(0, -1).join();
+  const unsqueeze = shape(variance) !== shape(input) && input.ndim && lead(input) === shape(variance);
+  const heteroscedastic = shape(variance) !== shape(input) && input.ndim && variance.ndim && lead(input) === lead(variance) && variance.shape.at(-1) === 1;
+  if (shape(variance) !== shape(input) && !unsqueeze && !heteroscedastic) throw invalid(`${who}: var is of incorrect size`);
+  if (negativeVariance(variance)) throw invalid(`${who}: var has negative entry/entries`);
+  return tidy(() => {
+    const v0 = unsqueeze ? variance.unsqueeze(-1) : variance;
+    const v = v0.detach().clamp(eps).add(v0.sub(v0.detach())); // the clamped values, v0's gradient
+    let loss = v.log().add(input.sub(target).pow(2).div(v)).mul(0.5);
+    if (full) loss = loss.add(0.5 * Math.log(2 * Math.PI));
+    return reduce(loss, reduction, who);
+  });
+}
+
 /** A module holding { reduction } and the options a pointwise loss takes, calling fn(input, target, options). */
 function pointwiseLoss(name, fn, defaults, arity = 2) {
   return class extends Module {
@@ -459,6 +610,16 @@ export const SoftMarginLoss = pointwiseLoss('SoftMarginLoss', softMarginLoss, { 
 export const CosineEmbeddingLoss = pointwiseLoss('CosineEmbeddingLoss', cosineEmbeddingLoss, { margin: 0, reduction: 'mean' }, 3);
 /** nn.TripletMarginLoss({ margin, p, eps, swap, reduction }): forward(anchor, positive, negative). */
 export const TripletMarginLoss = pointwiseLoss('TripletMarginLoss', tripletMarginLoss, { margin: 1, p: 2, eps: 1e-6, swap: false, reduction: 'mean' }, 3);
+/** nn.MultiLabelSoftMarginLoss({ weight, reduction }); the module owns weight. */
+export const MultiLabelSoftMarginLoss = pointwiseLoss('MultiLabelSoftMarginLoss', multilabelSoftMarginLoss, { weight: null, reduction: 'mean' });
+/** nn.MultiLabelMarginLoss({ reduction }). */
+export const MultiLabelMarginLoss = pointwiseLoss('MultiLabelMarginLoss', multilabelMarginLoss, { reduction: 'mean' });
+/** nn.MultiMarginLoss({ p, margin, weight, reduction }); the module owns weight. */
+export const MultiMarginLoss = pointwiseLoss('MultiMarginLoss', multiMarginLoss, { p: 1, margin: 1, weight: null, reduction: 'mean' });
+/** nn.PoissonNLLLoss({ logInput, full, eps, reduction }). */
+export const PoissonNLLLoss = pointwiseLoss('PoissonNLLLoss', poissonNllLoss, { logInput: true, full: false, eps: 1e-8, reduction: 'mean' });
+/** nn.GaussianNLLLoss({ full, eps, reduction }): forward(input, target, var). */
+export const GaussianNLLLoss = pointwiseLoss('GaussianNLLLoss', gaussianNllLoss, { full: false, eps: 1e-6, reduction: 'mean' }, 3);
 /** nn.BCELoss({ weight, reduction }); the module owns weight. */
 export const BCELoss = pointwiseLoss('BCELoss', binaryCrossEntropy, { weight: null, reduction: 'mean' });
 /** nn.BCEWithLogitsLoss({ weight, reduction, posWeight }); the module owns weight and posWeight. */

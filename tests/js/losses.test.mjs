@@ -17,8 +17,8 @@ const FIXTURE = JSON.parse(readFileSync(new URL('./fixtures/pytorch/ops/losses.j
 
 /** The call a fixture case names, on tensors xs (weight and posWeight after input and target). */
 function call(c, xs) {
-  // three tensors: input1, input2 and target, or anchor, positive and negative
-  if (['marginRankingLoss', 'cosineEmbeddingLoss', 'tripletMarginLoss'].includes(c.op)) return F()[c.op](...xs, c.args);
+  // three tensors: input1, input2 and target, anchor, positive and negative, or input, target and var
+  if (['marginRankingLoss', 'cosineEmbeddingLoss', 'tripletMarginLoss', 'gaussianNllLoss'].includes(c.op)) return F()[c.op](...xs, c.args);
   const [input, target, ...rest] = xs;
   const o = { ...c.args };
   if (o.weight) o.weight = rest.shift();
@@ -51,6 +51,15 @@ describe('losses against PyTorch', () => {
     const t = om.tensor([1, -1, -1]);
     same(new om.nn.CosineEmbeddingLoss({ margin: 0.1 }).forward(a, b, t), F().cosineEmbeddingLoss(a, b, t, { margin: 0.1 }));
     same(new om.nn.TripletMarginLoss({ swap: true, p: 1 }).forward(a, b, a.flip(0)), F().tripletMarginLoss(a, b, a.flip(0), { swap: true, p: 1 }));
+    const w = om.rand([4], { seed: 3 }), ml = b.gt(0).float(), labels = om.tensor([[3n, 0n, -1n, 2n], [1n, -1n, 0n, 0n], [2n, 2n, 1n, 0n]]);
+    const sm = new om.nn.MultiLabelSoftMarginLoss({ weight: w });
+    assert.deepEqual(Object.keys(sm.stateDict()), ['weight']);
+    same(sm.forward(a, ml), F().multilabelSoftMarginLoss(a, ml, { weight: w }));
+    same(new om.nn.MultiLabelMarginLoss({ reduction: 'none' }).forward(a, labels), F().multilabelMarginLoss(a, labels, { reduction: 'none' }));
+    const cls = om.tensor([0n, 3n, 1n]);
+    same(new om.nn.MultiMarginLoss({ p: 2, margin: 0.5, weight: w }).forward(a, cls), F().multiMarginLoss(a, cls, { p: 2, margin: 0.5, weight: w }));
+    same(new om.nn.PoissonNLLLoss({ logInput: false, full: true }).forward(a.abs(), b.abs().mul(3)), F().poissonNllLoss(a.abs(), b.abs().mul(3), { logInput: false, full: true }));
+    same(new om.nn.GaussianNLLLoss({ full: true, reduction: 'sum' }).forward(a, b, a.abs()), F().gaussianNllLoss(a, b, a.abs(), { full: true, reduction: 'sum' }));
   }));
 
   test('argument errors', () => om.tidy(() => {
@@ -81,6 +90,21 @@ describe('losses against PyTorch', () => {
     throwsKind(() => F().tripletMarginLoss(a, a, a, { eps: -1 }), 'InvalidArgument', /^tripletMarginLoss: eps must be a number >= 0, got -1$/);
     throwsKind(() => F().tripletMarginLoss(om.ones([1, 2, 3]), om.ones([1, 2, 3]), om.ones([1, 2, 3])), 'InvalidArgument',
       /^tripletMarginLoss: takes 1-D or 2-D inputs \(\[D\] or \[N, D\]\), got 3 dims$/);
+    const cls = om.tensor([0n, 2n]);
+    throwsKind(() => F().multilabelSoftMarginLoss(a, om.ones([3])), 'InvalidArgument', /^multilabelSoftMarginLoss: target \[3\] must have the input's shape \[2,3\]$/);
+    throwsKind(() => F().multilabelMarginLoss(a, a), 'DtypeMismatch', /^multilabelMarginLoss: target must be int64 class indices, not float32$/);
+    throwsKind(() => F().multilabelMarginLoss(om.ones([1, 2, 3]), om.ones([1, 2, 3], { dtype: 'int64' })), 'InvalidArgument',
+      /^multilabelMarginLoss: takes a 1-D or 2-D input \(\[C\] or \[N, C\]\), got \[1,2,3\]$/);
+    throwsKind(() => F().multiMarginLoss(a, cls, { p: 3 }), 'InvalidArgument', /^multiMarginLoss: only p == 1 and p == 2 supported, got 3$/);
+    throwsKind(() => F().multiMarginLoss(a, a), 'DtypeMismatch', /^multiMarginLoss: target must be int64 class indices, not float32$/);
+    throwsKind(() => F().multiMarginLoss(a, om.tensor([0n])), 'InvalidArgument', /^multiMarginLoss: inconsistent target size: got \[1\] for input \[2,3\]$/);
+    throwsKind(() => F().multiMarginLoss(a, cls, { weight: om.ones([2]) }), 'InvalidArgument', /^multiMarginLoss: weight must be 1-D of the 3 classes, got \[2\]$/);
+    throwsKind(() => F().poissonNllLoss(a, a, { full: 1 }), 'InvalidArgument', /^poissonNllLoss: full must be a boolean, got 1$/);
+    throwsKind(() => F().poissonNllLoss(a, a, { eps: '1' }), 'InvalidArgument', /^poissonNllLoss: eps must be a number/);
+    throwsKind(() => F().gaussianNllLoss(a, a, om.ones([3])), 'InvalidArgument', /^gaussianNllLoss: var is of incorrect size$/);
+    throwsKind(() => F().gaussianNllLoss(a, a, a.neg()), 'InvalidArgument', /^gaussianNllLoss: var has negative entry\/entries$/);
+    throwsKind(() => F().gaussianNllLoss(a, a, a, { reduction: 'avg' }), 'InvalidArgument', /^gaussianNllLoss: reduction must be/);
+    throwsKind(() => F().gaussianNllLoss(a, a, a, { full: 'yes' }), 'InvalidArgument', /^gaussianNllLoss: full must be a boolean/);
   }));
 
   test('a training step with BCEWithLogitsLoss lowers the loss', () => om.tidy(() => {
@@ -115,5 +139,18 @@ describe('losses traced with a symbolic batch', () => {
         .add(F().tripletMarginLoss(a, b, a.flip(1), { swap: true, reduction: 'none' }));
     };
     trace(fn, { a: [om.randn([5, 4], { seed: 6 }), ['B', null]], b: [om.randn([5, 4], { seed: 7 }), ['B', null]] });
+  }));
+
+  test('the multi-label, multi-class margin and NLL losses per sample, right at other batch sizes', () => withTraced((keep, trace) => {
+    const labels = om.tensor([[3n, 0n, -1n, 2n], [1n, 1n, 2n, -1n], [-1n, 2n, 0n, 0n], [0n, 1n, 2n, 3n], [2n, -1n, 1n, 1n]]);
+    const fn = (a, b) => {
+      const n = a.shape[0];
+      return F().multilabelSoftMarginLoss(a, b.gt(0).float(), { reduction: 'none' })
+        .add(F().multilabelMarginLoss(a, labels.slice(0, 0, n), { reduction: 'none' }))
+        .add(F().multiMarginLoss(a, b.argmax(1), { p: 2, reduction: 'none' }))
+        .add(F().poissonNllLoss(a, b.abs(), { full: true, reduction: 'none' }).sum(1))
+        .add(F().gaussianNllLoss(a, b, a.abs().add(0.1), { reduction: 'none' }).sum(1));
+    };
+    trace(fn, { a: [om.randn([5, 4], { seed: 8 }), [om.Dim('B', { max: 5 }), null]], b: [om.randn([5, 4], { seed: 9 }), [om.Dim('B', { max: 5 }), null]] });
   }));
 });
