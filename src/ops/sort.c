@@ -4,6 +4,7 @@
  * The order is total and the same everywhere: a NaN ranks above every number (PyTorch's), and
  * equal values keep their index order (lower index first, whether largest or smallest first),
  * which is PyTorch's stable sort and ONNX TopK's tie rule. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -114,6 +115,31 @@ static bool topk_backward(const om_record *r, om_tensor *const *g, om_tensor **g
   return om__picked_backward(r->in[0], (int)r->attrs.i[1], r->saved[1], g[0], gin);
 }
 
+/* The TopK nodes of x (typed xm) along dim: outputs typed om (values, indices) to out. onnxruntime's
+ * TopK places a NaN as its comparisons fall (ascending [4, NaN, 1, 2] came out as 1, NaN, 2, 4),
+ * so a float32 x is sorted in two stable passes, each relying on TopK's tie rule (lower index
+ * first): the whole axis by its numbers with each NaN as +inf, then the first k of that order by
+ * IsNaN (NaNs first when largest, last otherwise; ties keep the first pass's order); the indices
+ * compose (GatherElements) and the values are x's at them. */
+static bool topk_nodes(om_lower *l, int x, const om_meta *xm, int k, int dim, bool largest, const om_meta *om, int *out) {
+  om_gattr attrs[3] = {OM_ATTR_INT("axis", dim), OM_ATTR_INT("largest", largest), OM_ATTR_INT("sorted", 1)};
+  if (xm->dtype != OM_FLOAT32) return om__emit(l, "TopK", (int[]){x, k}, 2, om, 2, out, attrs, 3);
+  om_meta bm = *xm, im = *xm;
+  bm.dtype = OM_BOOL, im.dtype = OM_INT64;
+  om_meta pass[2] = {*xm, im};
+  int n = om__lower_x_value(l, om__lower_in_x(l, 0, dim)), inf = om__lower_scalar(l, INFINITY, OM_FLOAT32);
+  int nan, key, first[2], flags, flagged, second[2];
+  om_gattr along = OM_ATTR_INT("axis", dim);
+  return n >= 0 && inf >= 0 && om__emit(l, "IsNaN", &x, 1, &bm, 1, &nan, NULL, 0) &&
+         om__emit(l, "Where", (int[]){nan, inf, x}, 3, xm, 1, &key, NULL, 0) &&
+         om__emit(l, "TopK", (int[]){key, n}, 2, pass, 2, first, attrs, 3) &&
+         (flags = om__lower_cast(l, nan, &bm, OM_FLOAT32)) >= 0 &&
+         om__emit(l, "GatherElements", (int[]){flags, first[1]}, 2, xm, 1, &flagged, &along, 1) &&
+         om__emit(l, "TopK", (int[]){flagged, k}, 2, om, 2, second, attrs, 3) &&
+         om__emit(l, "GatherElements", (int[]){first[1], second[1]}, 2, &om[1], 1, &out[1], &along, 1) &&
+         om__emit(l, "GatherElements", (int[]){x, out[1]}, 2, &om[0], 1, &out[0], &along, 1);
+}
+
 /* TopK with k as an input (computed from the sizes when it changes with them: a sort along a
  * symbolic axis), sorted = 1, and largest. A 0-d input is its own value at index 0. onnxruntime's
  * TopK fails on an empty input: at fixed sizes the outputs are then empty constants
@@ -136,8 +162,7 @@ static bool lower_topk(om_lower *l, const om_call *c) {
     pad[d] = true, om[0].shape[d]++, om[1].shape[d]++;
   }
   int k = om__lower_x_value(l, om__lower_arg(l, 0));
-  om_gattr attrs[3] = {OM_ATTR_INT("axis", dim), OM_ATTR_INT("largest", c->attrs.i[2]), OM_ATTR_INT("sorted", 1)};
-  if (k < 0 || !om__emit(l, "TopK", (int[]){x, k}, 2, om, 2, out, attrs, 3)) return false;
+  if (k < 0 || !topk_nodes(l, x, &xm, k, dim, c->attrs.i[2], om, out)) return false;
   for (int j = 0; j < 2; j++) {
     for (int d = 0; d < a->ndim && out[j] >= 0; d++)
       if (pad[d] && (out[j] = om__lower_drop_row(l, out[j], om[j], d)) >= 0) om[j].shape[d]--;
@@ -158,7 +183,7 @@ static bool topk_extents(om_lower *l, const om_call *c) {
 const om_op_def om__op_topk = {
     .name = "topk", .n_in = 1, .n_out = 2, .saves = OM_SAVES_OUT(1), .infer = infer_topk, .forward = forward_topk,
     .backward = topk_backward, .lower = lower_topk, .extents = topk_extents, .sym_args = 1,
-    .onnx = "TopK (k an input, sorted)",
+    .onnx = "TopK (k an input, sorted); float32: two stable passes (NaN as +inf, then IsNaN), GatherElements",
     .test = {.n_in = 1, .ndims = {3}, .shapes = {{2, 5, 3}}, .lo = -2, .hi = 2, .attrs = {.n_i = 3, .i = {2, -2, 1}},
              .empty_refusal = "is out of range for dim"}};
 
