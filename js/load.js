@@ -238,6 +238,19 @@ async function answer(url) {
 }
 
 /**
+ * A warning of Emscripten's glue as the page's console shows it. Its one warning that links
+ * outside the package (the threaded build's main thread waiting for the pool's threads, which
+ * Emscripten does by spinning, since a page's main thread cannot sleep) is said in the package's
+ * terms: the pool's workers are all started before ready() resolves, so the wait lasts only as
+ * long as the op, as the single-thread build's computing on the main thread would.
+ */
+export function glueWarning(text) {
+  if (!String(text).startsWith('Blocking on the main thread')) return text;
+  return 'onemodel: the threaded build computes on the page\'s main thread with its worker threads, and the page does not '
+    + `respond until each op ends; compute in a module Worker to keep the page responsive (see ${INSTALL}#threads-in-a-page)`;
+}
+
+/**
  * Imports one build's glue and starts it, compiling the .wasm here (Module.instantiateWasm,
  * from the URL the glue computes: wasm/locate.js). Resolves to the Emscripten module.
  */
@@ -254,7 +267,8 @@ async function instantiate(threaded, locateFile) {
     throw loadError(`cannot import ${glueUrl ? shown(glueUrl) : `js/dist/${name}.mjs`}${served} (${e?.message ?? e})`, threaded && !isNode
       ? fixFor(glueUrl, `${name}.mjs`, false) : 'The package is incomplete (in a checkout of onemodel, build it with `npm run build`)');
   }
-  const opts = { locateFile };
+  // printErr: the glue's warnings, in the package's terms (its default, console.warn, in Node.js writes to stderr)
+  const opts = isNode ? { locateFile } : { locateFile, printErr: (text) => console.warn(glueWarning(text)) };
   if (threaded) {
     opts.omWorkers = Math.max(0, Math.min(4, await cores()) - 1); // started with the module
     let dir = new URL('./', glueUrl).href;

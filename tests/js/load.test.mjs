@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import * as om from 'onemodel';
+import { glueWarning } from '../../js/load.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const DIST = join(ROOT, 'js', 'dist');
@@ -61,6 +62,16 @@ describe('ready() options', () => {
     assert.deepEqual(res.failed, { kind: 'InvalidArgument', isOmError: true,
       message: "ready: unknown option 'Threads' (expected wasmUrl, locateFile, threads); did you mean 'threads'?" });
     assert.equal(res.retried, true);
+  });
+});
+
+describe("the glue's warnings in a page", () => {
+  test("Emscripten's warning that links outside the package is said in the package's terms; others pass as they are", () => {
+    // the text Emscripten 3.1.6's threaded glue warns with when the page's main thread waits for a worker thread
+    const emscripten = 'Blocking on the main thread is very dangerous, see https://emscripten.org/docs/porting/pthreads.html#blocking-on-the-main-browser-thread';
+    assert.equal(glueWarning(emscripten), 'onemodel: the threaded build computes on the page\'s main thread with its worker threads, and the '
+      + 'page does not respond until each op ends; compute in a module Worker to keep the page responsive (see onemodel/docs/install.md#threads-in-a-page)');
+    assert.equal(glueWarning('any other warning'), 'any other warning');
   });
 });
 

@@ -17,6 +17,7 @@ import { promisify } from 'node:util';
 import { gzipSync } from 'node:zlib';
 import * as om from 'onemodel';
 import { chromium } from 'playwright-core';
+import { glueWarning } from '../../js/load.js';
 import { serve } from '../../web-demo/server.mjs';
 import { readmeExamples } from './helpers.mjs';
 
@@ -98,6 +99,20 @@ const FILES = {
   // the import map of docs/install.md's page
   'importmap.html': page(`\n${installDoc('html', '<script type="importmap">').split('\n')[0]}\n`),
   'fail.js': FAIL,
+  // products large enough for the thread pool, until the main thread of the cross-origin-isolated page
+  // has waited for a worker (whether one op waits depends on which thread ends first): what the console was told
+  'matmul.js': `import * as om from 'onemodel';
+
+const warned = [];
+const warn = console.warn;
+console.warn = (...args) => { warned.push(args.join(' ')); warn(...args); };
+await om.ready();
+const a = om.randn([512, 512], { seed: 1 });
+let sum;
+for (let i = 0; i < 50 && !warned.length; i++) sum = om.tidy(() => a.matmul(a).sum().item());
+window.result = { threads: om.numThreads(), sum, warned };
+`,
+  'matmul.html': page(`\n${installDoc('html', '<script type="importmap">').split('\n')[0]}\n`).replace('./main.js', './matmul.js'),
   'failing.html': page(`\n${installDoc('html', '<script type="importmap">').split('\n')[0]}\n`).replace('./main.js', './fail.js'),
 };
 
@@ -527,6 +542,13 @@ export { total, wrong };
       const { result, wasm } = await openApp(app, 'importmap.html', { isolated: true });
       assert.deepEqual(wasm, [['/node_modules/onemodel/js/dist/onemodel-mt.wasm', 200]]);
       assert.deepEqual(result, expected);
+      // the main thread waits for the pool's workers: the console is told so once, in the package's terms, linking nowhere outside
+      const big = await openApp(app, 'matmul.html', { isolated: true });
+      const a = om.randn([512, 512], { seed: 1 });
+      assert.equal(big.result.sum, om.tidy(() => a.matmul(a).sum().item()), 'the page\'s product has this process\'s bits');
+      a.dispose();
+      assert.ok(big.result.threads > 1, `${big.result.threads} threads in the page: the pool has no worker to wait for`);
+      assert.deepEqual(big.result.warned, [glueWarning('Blocking on the main thread is very dangerous')]);
     });
   });
 });
