@@ -80,4 +80,16 @@ describe('SAM\'s image encoder traced with symbolic batch, height and width, run
       assert.ok(grids.some(([h, w]) => h % 5 === 0 && w % 5 === 0), 'a case with no window padding');
       assert.ok(grids.some(([h, w]) => h < 5 && w < 5), 'a case below the window');
     })));
+
+  // Traced at the tables' own grid (96 x 96: no interpolation in the example's run, the runs at
+  // every other grid interpolate) the trace is refused, though the graph traced at 77 x 61 is right
+  // there (the interpolation to the same length is the identity): loud, and the declaration it
+  // names (that one grid) holds.
+  test('sam_vit_rel: traced at 96 x 96 undeclared, refused naming height and width 96 to 103; declared so, right against PyTorch in both engines', async (t) => {
+    const decl = refusedDeclaration('sam_vit_rel', [2, 96, 96], /the graph would only hold at the traced sizes; it holds for the sizes om\.Dim/);
+    assert.deepEqual(decl, { height: { min: 96, max: 103 }, width: { min: 96, max: 103 } });
+    await tracesEverywhere(t, PORTS.sam_vit_rel, 'sam_vit_rel', (tm) => {
+      assert.deepEqual(rangesOf(tm), { batch: [1, Infinity], height: [96, 103], width: [96, 103] });
+    }, declared(decl.height, decl.width), () => ({ x: image([2, 3, 96, 96], 1) }), (z) => within(decl.height, z.height) && within(decl.width, z.width));
+  });
 });
