@@ -6,7 +6,8 @@
 #                                         bundles the demo page into web-demo/dist/ (esbuild)
 #   bash tools/build.sh asan              build/native-asan only (Debug + OM_SANITIZE=ON)
 #   bash tools/build.sh tsan              build/native-tsan's test_threads only (Release +
-#                                         OM_TSAN=ON: the thread pool and its kernels' parts)
+#                                         OM_TSAN=ON, which compiles at -O1: the thread pool
+#                                         and its kernels' parts)
 #
 # Needs what tools/bootstrap.sh installs (it is not run from here). OM_JOBS overrides -j2.
 set -euo pipefail
