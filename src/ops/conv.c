@@ -1823,32 +1823,52 @@ static bool infer_adaptive(om_call *c) {
 static int64_t cell_start(int64_t i, int64_t in, int64_t out) { return i * in / out; }
 static int64_t cell_end(int64_t i, int64_t in, int64_t out) { return ((i + 1) * in + out - 1) / out; }
 
+/* One cell of an adaptive pool of in[planes, D, H, W] to os {oD, oH, oW}: plane p, o its flat
+ * output index, and its input box [lo, hi) per axis (depth, height, width). The average and the
+ * max kernels both walk the cells with cell_next, in output order. */
+typedef struct adaptive_cell {
+  int64_t in[4], os[3], o, p, lo[3], hi[3];
+} adaptive_cell;
+
+/* The walk over in pooled to os, before its first cell. */
+static adaptive_cell cells_of(const int64_t in[4], const int64_t os[3]) {
+  adaptive_cell c = {.in = {in[0], in[1], in[2], in[3]}, .os = {os[0], os[1], os[2]}, .o = -1};
+  return c;
+}
+
+/* Moves c to the next cell (false past the last): its plane and its box on each axis. */
+static bool cell_next(adaptive_cell *c) {
+  if (++c->o >= c->in[0] * c->os[0] * c->os[1] * c->os[2]) return false;
+  int64_t rest = c->o;
+  for (int a = 2; a >= 0; a--) {
+    int64_t i = rest % c->os[a];
+    rest /= c->os[a];
+    c->lo[a] = cell_start(i, c->in[1 + a], c->os[a]);
+    c->hi[a] = cell_end(i, c->in[1 + a], c->os[a]);
+  }
+  c->p = rest;
+  return true;
+}
+
+/* The flat place of (iz, iy, ix) in cell c's plane (volume). */
+static int64_t cell_place(const adaptive_cell *c, int64_t iz, int64_t iy, int64_t ix) { return (iz * c->in[2] + iy) * c->in[3] + ix; }
+
 /* in[planes, D, H, W] pooled to os {oD, oH, oW}. forward (dx NULL): out = cell means of x;
  * backward (dx set): dx += dout / cell size. */
 static void adaptive_run(const int64_t in[4], const int64_t os[3], const float *x, float *out, const float *gy, float *dx) {
-  const int64_t d = in[1], h = in[2], w = in[3];
-  for (int64_t p = 0; p < in[0]; p++)
-    for (int64_t z = 0; z < os[0]; z++)
-      for (int64_t y = 0; y < os[1]; y++)
-        for (int64_t xo = 0; xo < os[2]; xo++) {
-          int64_t z0 = cell_start(z, d, os[0]), z1 = cell_end(z, d, os[0]);
-          int64_t y0 = cell_start(y, h, os[1]), y1 = cell_end(y, h, os[1]);
-          int64_t x0 = cell_start(xo, w, os[2]), x1 = cell_end(xo, w, os[2]);
-          float div = (float)((z1 - z0) * (y1 - y0) * (x1 - x0));
-          int64_t k = ((p * os[0] + z) * os[1] + y) * os[2] + xo;
-          if (dx) {
-            float v = gy[k] / div;
-            for (int64_t iz = z0; iz < z1; iz++)
-              for (int64_t iy = y0; iy < y1; iy++)
-                for (int64_t ix = x0; ix < x1; ix++) dx[((p * d + iz) * h + iy) * w + ix] += v;
-          } else {
-            float sum = 0;
-            for (int64_t iz = z0; iz < z1; iz++)
-              for (int64_t iy = y0; iy < y1; iy++)
-                for (int64_t ix = x0; ix < x1; ix++) sum += x[((p * d + iz) * h + iy) * w + ix];
-            out[k] = sum / div;
-          }
+  const int64_t vol = in[1] * in[2] * in[3];
+  for (adaptive_cell c = cells_of(in, os); cell_next(&c);) {
+    float div = (float)((c.hi[0] - c.lo[0]) * (c.hi[1] - c.lo[1]) * (c.hi[2] - c.lo[2]));
+    float sum = 0, v = dx ? gy[c.o] / div : 0.0f;
+    for (int64_t iz = c.lo[0]; iz < c.hi[0]; iz++)
+      for (int64_t iy = c.lo[1]; iy < c.hi[1]; iy++)
+        for (int64_t ix = c.lo[2]; ix < c.hi[2]; ix++) {
+          int64_t k = c.p * vol + cell_place(&c, iz, iy, ix);
+          if (dx) dx[k] += v;
+          else sum += x[k];
         }
+    if (!dx) out[c.o] = sum / div;
+  }
 }
 
 /* adaptive_run's operands for an input of shape x and output size attrs (2 or 3 of them). */
@@ -2162,31 +2182,23 @@ om_tensor *om_adaptive_avg_pool3d(om_tensor *x, const int64_t output_size[3]) {
 
 /* in[planes, D, H, W] pooled to os {oD, oH, oW}: out the cells' maxima, idx their places. */
 static void adaptive_max_run(const int64_t in[4], const int64_t os[3], const float *x, float *out, int64_t *idx) {
-  const int64_t d = in[1], h = in[2], w = in[3];
-  for (int64_t p = 0; p < in[0]; p++)
-    for (int64_t z = 0; z < os[0]; z++)
-      for (int64_t y = 0; y < os[1]; y++)
-        for (int64_t xo = 0; xo < os[2]; xo++) {
-          int64_t z0 = cell_start(z, d, os[0]), z1 = cell_end(z, d, os[0]);
-          int64_t y0 = cell_start(y, h, os[1]), y1 = cell_end(y, h, os[1]);
-          int64_t x0 = cell_start(xo, w, os[2]), x1 = cell_end(xo, w, os[2]);
-          const float *plane = x + p * d * h * w;
-          float best = -INFINITY;
-          int64_t at = (z0 * h + y0) * w + x0;
-          for (int64_t iz = z0; iz < z1; iz++)
-            for (int64_t iy = y0; iy < y1; iy++)
-              for (int64_t ix = x0; ix < x1; ix++) {
-                int64_t k = (iz * h + iy) * w + ix;
-                float v = plane[k];
-                if (v > best || v != v) {
-                  best = v;
-                  at = k;
-                }
-              }
-          int64_t o = ((p * os[0] + z) * os[1] + y) * os[2] + xo;
-          out[o] = best;
-          idx[o] = at;
+  for (adaptive_cell c = cells_of(in, os); cell_next(&c);) {
+    const float *plane = x + c.p * in[1] * in[2] * in[3];
+    float best = -INFINITY;
+    int64_t at = cell_place(&c, c.lo[0], c.lo[1], c.lo[2]);
+    for (int64_t iz = c.lo[0]; iz < c.hi[0]; iz++)
+      for (int64_t iy = c.lo[1]; iy < c.hi[1]; iy++)
+        for (int64_t ix = c.lo[2]; ix < c.hi[2]; ix++) {
+          int64_t k = cell_place(&c, iz, iy, ix);
+          float v = plane[k];
+          if (v > best || v != v) {
+            best = v;
+            at = k;
+          }
         }
+    out[c.o] = best;
+    idx[c.o] = at;
+  }
 }
 
 static bool forward_adaptive_max(om_call *c) {
