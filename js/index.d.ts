@@ -2047,6 +2047,9 @@ export namespace nn {
     /** conv1d(x [N, C, L], weight [O, C/groups, k], bias [O] | null, options) -> [N, O, OL]. */
     function conv1d(input: Tensor, weight: Tensor, bias?: Tensor | null, options?: Conv1dOptions): Tensor;
     function conv1d(input: Tensor, weight: Tensor, options: Conv1dOptions): Tensor;
+    /** conv_transpose1d(x [N, C, L] (or [C, L]), weight [C, O/groups, k], bias [O] | null, options) -> [N, O, OL]: conv_transpose2d over a unit height. */
+    function convTranspose1d(input: Tensor, weight: Tensor, bias?: Tensor | null, options?: ConvTranspose1dOptions): Tensor;
+    function convTranspose1d(input: Tensor, weight: Tensor, options: ConvTranspose1dOptions): Tensor;
     /** conv_transpose2d(x [N, C, H, W], weight [C, O/groups, kH, kW], bias [O] | null, options) -> [N, O, OH, OW]. */
     function convTranspose2d(input: Tensor, weight: Tensor, bias?: Tensor | null, options?: ConvTransposeOptions): Tensor;
     function convTranspose2d(input: Tensor, weight: Tensor, options: ConvTransposeOptions): Tensor;
@@ -2979,6 +2982,9 @@ export namespace nn {
   export interface ConvOptions extends ConvOptionsOf<Size2> {}
   /** Keyword arguments of conv3d / nn.Conv3d. */
   export interface Conv3dOptions extends ConvOptionsOf<Size3> {}
+  /** Keyword arguments of convTranspose1d / nn.ConvTranspose1d. */
+  export interface ConvTranspose1dOptions extends ConvTransposeOptionsOf<Size1> {}
+  export interface ConvTranspose1dModuleOptions extends ConvTranspose1dOptions, ModuleOptionsOf {}
   /** Keyword arguments of convTranspose2d / nn.ConvTranspose2d. */
   export interface ConvTransposeOptions extends ConvTransposeOptionsOf<Size2> {}
   /** Keyword arguments of convTranspose3d / nn.ConvTranspose3d. */
@@ -3036,6 +3042,14 @@ export namespace nn {
     forward(x: Tensor): Tensor;
   }
   export interface Conv1d extends ConvFields {}
+  /** PyTorch's nn.ConvTranspose1d: weight [inChannels, outChannels/groups, k], bias [outChannels] ({@link functional.convTranspose1d}); kernelSize also by name. */
+  export class ConvTranspose1d extends Module {
+    constructor(inChannels: number, outChannels: number, kernelSize: Size1 | (ConvTranspose1dModuleOptions & { kernelSize: Size1 }), options?: ConvTranspose1dModuleOptions);
+    readonly padding: number[];
+    readonly outputPadding: number[];
+    forward(x: Tensor): Tensor;
+  }
+  export interface ConvTranspose1d extends ConvFields {}
   /**
    * PyTorch's nn.ConvTranspose2d: weight [inChannels, outChannels/groups, kH, kW], bias
    * [outChannels], uniform in ±1/sqrt(outChannels/groups * kH * kW) (PyTorch's fan_in of that weight).

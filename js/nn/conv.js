@@ -10,7 +10,7 @@ import { rand, tidy, optionsArg, isOptions } from '../tensor.js';
 import { describe, toI32 } from '../convert.js';
 import { Module } from './module.js';
 import {
-  conv1d, conv2d, conv3d, convTranspose2d, convTranspose3d, maxPool2d, avgPool2d, adaptiveAvgPool2d, unfold, fold, sizes, maxPool1d,
+  conv1d, conv2d, conv3d, convTranspose1d, convTranspose2d, convTranspose3d, maxPool2d, avgPool2d, adaptiveAvgPool2d, unfold, fold, sizes, maxPool1d,
   avgPool1d, adaptiveAvgPool1d, maxPool3d, avgPool3d, adaptiveAvgPool3d, adaptiveMaxPool1d, adaptiveMaxPool2d,
   adaptiveMaxPool3d, maxUnpool1d, maxUnpool2d, maxUnpool3d,
 } from '../ops/conv.js';
@@ -35,7 +35,7 @@ const atRank = (Base, who, n, fn) => ({ [who]: class extends Base {
 } })[who];
 
 /**
- * The shared part of Conv1d, Conv2d, Conv3d, ConvTranspose2d and ConvTranspose3d (PyTorch's
+ * The shared part of Conv1d, Conv2d, Conv3d and ConvTranspose1d, 2d and 3d (PyTorch's
  * _ConvNd); a class that extends ConvTransposeNd is transposed.
  */
 class ConvNd extends Module {
@@ -108,6 +108,9 @@ export const Conv2d = atRank(ConvNd, 'Conv2d', 2, conv2d);
 
 /** PyTorch's nn.Conv3d: x [N, inChannels, D, H, W] -> [N, outChannels, OD, OH, OW]. */
 export const Conv3d = atRank(ConvNd, 'Conv3d', 3, conv3d);
+
+/** PyTorch's nn.ConvTranspose1d: x [N, inChannels, L] -> [N, outChannels, OL]; weight [inChannels, outChannels/groups, k]. */
+export const ConvTranspose1d = atRank(ConvTransposeNd, 'ConvTranspose1d', 1, convTranspose1d);
 
 /** PyTorch's nn.ConvTranspose2d: x [N, inChannels, H, W] -> [N, outChannels, OH, OW]. */
 export const ConvTranspose2d = atRank(ConvTransposeNd, 'ConvTranspose2d', 2, convTranspose2d);

@@ -121,6 +121,25 @@ export function convTranspose2d(input, weight, bias = null, options = undefined)
   return convTranspose('convTranspose2d', 'conv_transpose2d', 2, input, weight, bias, options);
 }
 
+/**
+ * F.conv_transpose1d(input [N, C, L] (or [C, L]), weight [C, O/groups, k], bias [O] | null,
+ * { stride, padding, outputPadding, groups, dilation }): the conv_transpose2d op over [N, C, 1, L]
+ * with the weight [C, O/groups, 1, k], as conv1d is conv2d on a unit height (its gradients and
+ * its ONNX lowering are that op's; a trace holds Unsqueeze, ConvTranspose, Squeeze).
+ */
+export function convTranspose1d(input, weight, bias = null, options = undefined) {
+  const who = 'convTranspose1d';
+  requireReady(who);
+  [bias, options] = splitBias(bias, options);
+  const o = optionsArg(options, who, ['stride', 'padding', 'outputPadding', 'groups', 'dilation']);
+  handle(weight, who, 'weight');
+  if (weight.ndim !== 3) throw invalid(`${who}: weight must be [C, O/groups, k], got [${weight.shape}]`);
+  const row = { stride: 1, padding: 0, outputPadding: 0, dilation: 1 }; // the unit height's settings, and the defaults
+  const settings = { groups: o.groups };
+  for (const [k, fixed] of Object.entries(row)) settings[k] = oneD(o[k] ?? fixed, fixed, who, k);
+  return asRow(input, who, (x) => convTranspose(who, 'conv_transpose2d', 2, x, weight.unsqueeze(2), bias, settings));
+}
+
 /** F.conv_transpose3d(input [N, C, D, H, W], weight [C, O/groups, kD, kH, kW], bias [O] | null,
  *  { stride, padding, outputPadding, groups, dilation }). */
 export function convTranspose3d(input, weight, bias = null, options = undefined) {

@@ -1,0 +1,46 @@
+#!/usr/bin/env python3
+"""F.conv_transpose1d against PyTorch, as fixtures for tests/js/conv-transpose1d.test.mjs: strides,
+padding, output_padding (below the stride, and below the dilation where that is larger), dilation,
+groups, with and without bias, an unbatched input; each case's inputs (random from a fixed seed),
+output and the gradients of (output * g).sum() for the input, weight and bias, as
+tools/pytorch_composites.py's recorder writes them. Writes
+tests/js/fixtures/pytorch/ops/conv_transpose1d.json:
+  { "torch_version": ..., "cases": [ { "op", "args", "inputs", "g", "output", "grads" } ] }
+
+Run with a python3 that imports torch (Debian's python3-torch, /usr/bin/python3); CI reads the
+committed JSON and never runs this:
+    /usr/bin/python3 tools/pytorch_conv_transpose1d.py
+"""
+import os
+import sys
+
+import torch
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from pytorch_composites import recorder, write  # noqa: E402
+
+F = torch.nn.functional
+
+# (input shape, weight shape, stride, padding, output_padding, dilation, groups, bias)
+CASES = [
+    ((2, 3, 5), (3, 4, 3), 1, 0, 0, 1, 1, True),
+    ((2, 4, 6), (4, 3, 2), 2, 1, 1, 1, 1, False),
+    ((1, 4, 7), (4, 2, 3), 3, 2, 2, 2, 2, True),
+    ((2, 2, 4), (2, 3, 4), 1, 1, 1, 3, 1, True),  # output_padding 1 below the dilation, stride 1
+    ((4, 5), (4, 1, 3), 2, 0, 1, 1, 4, True),  # unbatched, depthwise
+]
+
+
+def fixtures():
+    g, cases, case, rnd = recorder(13)
+    for xs, ws, st, p, op, d, gr, bias in CASES:
+        x, w, b = rnd(*xs), rnd(*ws), rnd(ws[1] * gr) if bias else None
+        args = {'stride': st, 'padding': p, 'outputPadding': op, 'dilation': d, 'groups': gr, 'bias': bias}
+        inputs = [x, w] + ([b] if bias else [])  # the bias, when there is one, is the third argument
+        case('convTranspose1d', lambda a, ww, *bb: F.conv_transpose1d(a, ww, *bb, stride=st, padding=p, output_padding=op, groups=gr, dilation=d),
+             inputs, args, tuple(range(len(inputs))))
+    return {'torch_version': torch.__version__, 'cases': cases}
+
+
+if __name__ == '__main__':
+    write('conv_transpose1d.json', fixtures())
