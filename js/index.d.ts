@@ -2047,6 +2047,8 @@ export namespace nn {
     /** conv1d(x [N, C, L], weight [O, C/groups, k], bias [O] | null, options) -> [N, O, OL]. */
     function conv1d(input: Tensor, weight: Tensor, bias?: Tensor | null, options?: Conv1dOptions): Tensor;
     function conv1d(input: Tensor, weight: Tensor, options: Conv1dOptions): Tensor;
+    /** affine_grid(theta [N, 2, 3] (or [N, 3, 4]), size [N, C, H, W] (or [N, C, D, H, W])) -> the sampling grid [N, H, W, 2] ([N, D, H, W, 3]). */
+    function affineGrid(theta: Tensor, size: readonly number[], options?: { alignCorners?: boolean }): Tensor;
     /** conv_transpose1d(x [N, C, L] (or [C, L]), weight [C, O/groups, k], bias [O] | null, options) -> [N, O, OL]: conv_transpose2d over a unit height. */
     function convTranspose1d(input: Tensor, weight: Tensor, bias?: Tensor | null, options?: ConvTranspose1dOptions): Tensor;
     function convTranspose1d(input: Tensor, weight: Tensor, options: ConvTranspose1dOptions): Tensor;

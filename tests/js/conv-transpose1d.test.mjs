@@ -1,5 +1,5 @@
 // F.convTranspose1d and nn.ConvTranspose1d against PyTorch (tests/js/fixtures/pytorch/ops/
-// conv_transpose1d.json, written by tools/pytorch_conv_transpose1d.py): values and gradients of the
+// conv_transpose1d.json, written by tools/pytorch_conv_grid.py): values and gradients of the
 // input, weight and bias; finite differences; the module's weight, bias and state dict; argument
 // errors; traced and run in onnxruntime-web and the Session, also at other sizes.
 import { test, describe } from 'node:test';

@@ -1,5 +1,7 @@
 #!/usr/bin/env python3
-"""F.conv_transpose1d against PyTorch, as fixtures for tests/js/conv-transpose1d.test.mjs: strides,
+"""F.conv_transpose1d and F.affine_grid against PyTorch, as fixtures.
+
+conv_transpose1d (tests/js/conv-transpose1d.test.mjs): strides,
 padding, output_padding (below the stride, and below the dilation where that is larger), dilation,
 groups, with and without bias, an unbatched input; each case's inputs (random from a fixed seed),
 output and the gradients of (output * g).sum() for the input, weight and bias, as
@@ -7,9 +9,13 @@ tools/pytorch_composites.py's recorder writes them. Writes
 tests/js/fixtures/pytorch/ops/conv_transpose1d.json:
   { "torch_version": ..., "cases": [ { "op", "args", "inputs", "g", "output", "grads" } ] }
 
+affine_grid (tests/js/affine-grid.test.mjs): 2-D (theta [N, 2, 3], size [N, C, H, W]) and 3-D
+(theta [N, 3, 4], size [N, C, D, H, W]) with align_corners both ways, sizes of 1 and odd ones; the
+grid and the gradient to theta, in the same form. Writes tests/js/fixtures/pytorch/ops/affine_grid.json.
+
 Run with a python3 that imports torch (Debian's python3-torch, /usr/bin/python3); CI reads the
 committed JSON and never runs this:
-    /usr/bin/python3 tools/pytorch_conv_transpose1d.py
+    /usr/bin/python3 tools/pytorch_conv_grid.py
 """
 import os
 import sys
@@ -31,7 +37,7 @@ CASES = [
 ]
 
 
-def fixtures():
+def conv_transpose1d():
     g, cases, case, rnd = recorder(13)
     for xs, ws, st, p, op, d, gr, bias in CASES:
         x, w, b = rnd(*xs), rnd(*ws), rnd(ws[1] * gr) if bias else None
@@ -42,5 +48,19 @@ def fixtures():
     return {'torch_version': torch.__version__, 'cases': cases}
 
 
+GRID_SIZES = [[2, 3, 4, 5], [1, 1, 3, 1], [3, 2, 1, 6], [2, 1, 2, 3, 4], [1, 2, 1, 5, 1]]
+
+
+def affine_grid():
+    g, cases, case, rnd = recorder(17)
+    for size in GRID_SIZES:
+        k = len(size) - 2
+        theta = rnd(size[0], k, k + 1)
+        for align in (False, True):
+            case('affineGrid', lambda t: F.affine_grid(t, size, align_corners=align), [theta], {'size': size, 'alignCorners': align})
+    return {'torch_version': torch.__version__, 'cases': cases}
+
+
 if __name__ == '__main__':
-    write('conv_transpose1d.json', fixtures())
+    write('conv_transpose1d.json', conv_transpose1d())
+    write('affine_grid.json', affine_grid())
