@@ -2049,6 +2049,8 @@ export namespace nn {
     function conv1d(input: Tensor, weight: Tensor, options: Conv1dOptions): Tensor;
     /** affine_grid(theta [N, 2, 3] (or [N, 3, 4]), size [N, C, H, W] (or [N, C, D, H, W])) -> the sampling grid [N, H, W, 2] ([N, D, H, W, 3]). */
     function affineGrid(theta: Tensor, size: readonly number[], options?: { alignCorners?: boolean }): Tensor;
+    /** grid_sample(input [N, C, H, W], grid [N, Ho, Wo, 2]) -> [N, C, Ho, Wo]: bilinear or nearest; zeros, border or reflection padding. */
+    function gridSample(input: Tensor, grid: Tensor, options?: { mode?: 'bilinear' | 'nearest'; paddingMode?: 'zeros' | 'border' | 'reflection'; alignCorners?: boolean }): Tensor;
     /** conv_transpose1d(x [N, C, L] (or [C, L]), weight [C, O/groups, k], bias [O] | null, options) -> [N, O, OL]: conv_transpose2d over a unit height. */
     function convTranspose1d(input: Tensor, weight: Tensor, bias?: Tensor | null, options?: ConvTranspose1dOptions): Tensor;
     function convTranspose1d(input: Tensor, weight: Tensor, options: ConvTranspose1dOptions): Tensor;

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""F.conv_transpose1d and F.affine_grid against PyTorch, as fixtures.
+"""F.conv_transpose1d, F.affine_grid and F.grid_sample against PyTorch, as fixtures.
 
 conv_transpose1d (tests/js/conv-transpose1d.test.mjs): strides,
 padding, output_padding (below the stride, and below the dilation where that is larger), dilation,
@@ -12,6 +12,10 @@ tests/js/fixtures/pytorch/ops/conv_transpose1d.json:
 affine_grid (tests/js/affine-grid.test.mjs): 2-D (theta [N, 2, 3], size [N, C, H, W]) and 3-D
 (theta [N, 3, 4], size [N, C, D, H, W]) with align_corners both ways, sizes of 1 and odd ones; the
 grid and the gradient to theta, in the same form. Writes tests/js/fixtures/pytorch/ops/affine_grid.json.
+
+grid_sample (tests/js/grid-sample.test.mjs): a 4-D input and a grid reaching past [-1, 1], in
+modes bilinear and nearest, padding zeros, border and reflection, align_corners both ways; the
+output and the gradients to the input and (bilinear) the grid. Writes tests/js/fixtures/pytorch/ops/grid_sample.json.
 
 Run with a python3 that imports torch (Debian's python3-torch, /usr/bin/python3); CI reads the
 committed JSON and never runs this:
@@ -61,6 +65,18 @@ def affine_grid():
     return {'torch_version': torch.__version__, 'cases': cases}
 
 
+def grid_sample():
+    g, cases, case, rnd = recorder(19)
+    x, grid = rnd(2, 3, 4, 5), torch.rand(2, 3, 4, 2, generator=g) * 2.6 - 1.3  # some points outside
+    for mode in ('bilinear', 'nearest'):
+        for padding in ('zeros', 'border', 'reflection'):
+            for align in (False, True):
+                case('gridSample', lambda a, gg: F.grid_sample(a, gg, mode=mode, padding_mode=padding, align_corners=align), [x, grid],
+                     {'mode': mode, 'paddingMode': padding, 'alignCorners': align}, (0, 1) if mode == 'bilinear' else (0,))  # nearest: the grid's is 0
+    return {'torch_version': torch.__version__, 'cases': cases}
+
+
 if __name__ == '__main__':
     write('conv_transpose1d.json', conv_transpose1d())
     write('affine_grid.json', affine_grid())
+    write('grid_sample.json', grid_sample())

@@ -19,5 +19,5 @@ export {
   adaptiveAvgPool1d, adaptiveAvgPool2d, adaptiveAvgPool3d, unfold, fold, adaptiveMaxPool1d, adaptiveMaxPool2d, adaptiveMaxPool3d,
   maxUnpool1d, maxUnpool2d, maxUnpool3d,
 } from '../ops/conv.js';
-export { affineGrid } from '../ops/grid.js';
+export { affineGrid, gridSample } from '../ops/grid.js';
 export { stochasticDepth } from './blocks.js';

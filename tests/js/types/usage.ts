@@ -357,7 +357,7 @@ const fs: Tensor[] = [
 F.conv2d(cimg, c2.weight, null, { padding: 'full' });
 // @ts-expect-error: with returnIndices the result is [values, indices], not a Tensor
 const notOne: Tensor = F.maxPool2d(cimg, 2, { returnIndices: true });
-const grid: Tensor = om.nn.functional.affineGrid(om.zeros([2, 2, 3]), [2, 1, 4, 4], { alignCorners: true });
+const grid: Tensor = om.nn.functional.gridSample(cimg, om.nn.functional.affineGrid(om.zeros([2, 2, 3]), [2, 1, 4, 4], { alignCorners: true }), { mode: 'nearest', paddingMode: 'reflection' });
 void [avg, ad, ks, fs, unpooled, unpooled1d, notOne, up1d, grid];
 for (const m of [c2, c1, ctr]) m.dispose();
 // 3-D: clips [N, C, T, H, W]
