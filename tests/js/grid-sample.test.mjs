@@ -59,6 +59,13 @@ describe('traced, run in onnxruntime-web and the Session', () => {
         });
       }
     }
+    trace((x, g) => F().gridSample(x, g, { paddingMode: 'reflection' }), { // the grid's sizes symbolic too
+      x: [om.randn([2, 3, 5, 6], { seed: 6 }), ['N', null, null, null]], g: [grid, ['N', 'Ho', 'Wo', null]],
+    });
+    // the input's H and W are numbers in the sampler's math (clamps, the places' row length): a
+    // symbolic one is refused, not baked in
+    assert.throws(() => om.trace((x, g) => F().gridSample(x, g), { x: [om.randn([2, 3, 5, 6], { seed: 4 }), ['N', null, 'H', 'W']], g: [grid, ['N', null, null, null]] }),
+      (e) => e instanceof om.TraceError && e.kind === 'SymbolicShape' && /float argument computed from a size cannot be written in the graph/.test(e.message));
     const theta = om.tensor([0.9, -0.2, 0.1, 0.3, 1.1, -0.05], { shape: [1, 2, 3] });
     trace((x) => F().gridSample(x, F().affineGrid(theta.expand([x.shape[0], 2, 3]), [x.shape[0], 3, 4, 4])), {
       x: [om.randn([2, 3, 5, 6], { seed: 5 }), ['N', null, null, null]],
