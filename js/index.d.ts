@@ -2047,17 +2047,28 @@ export namespace nn {
     /** conv1d(x [N, C, L], weight [O, C/groups, k], bias [O] | null, options) -> [N, O, OL]. */
     function conv1d(input: Tensor, weight: Tensor, bias?: Tensor | null, options?: Conv1dOptions): Tensor;
     function conv1d(input: Tensor, weight: Tensor, options: Conv1dOptions): Tensor;
+    /** affine_grid(theta [N, 2, 3] (or [N, 3, 4]), size [N, C, H, W] (or [N, C, D, H, W])) -> the sampling grid [N, H, W, 2] ([N, D, H, W, 3]). */
+    function affineGrid(theta: Tensor, size: readonly number[], options?: { alignCorners?: boolean }): Tensor;
+    /** grid_sample(input [N, C, H, W], grid [N, Ho, Wo, 2]) -> [N, C, Ho, Wo]: bilinear or nearest; zeros, border or reflection padding. */
+    function gridSample(input: Tensor, grid: Tensor, options?: { mode?: 'bilinear' | 'nearest'; paddingMode?: 'zeros' | 'border' | 'reflection'; alignCorners?: boolean }): Tensor;
+    /** conv_transpose1d(x [N, C, L] (or [C, L]), weight [C, O/groups, k], bias [O] | null, options) -> [N, O, OL]: conv_transpose2d over a unit height. */
+    function convTranspose1d(input: Tensor, weight: Tensor, bias?: Tensor | null, options?: ConvTranspose1dOptions): Tensor;
+    function convTranspose1d(input: Tensor, weight: Tensor, options: ConvTranspose1dOptions): Tensor;
     /** conv_transpose2d(x [N, C, H, W], weight [C, O/groups, kH, kW], bias [O] | null, options) -> [N, O, OH, OW]. */
     function convTranspose2d(input: Tensor, weight: Tensor, bias?: Tensor | null, options?: ConvTransposeOptions): Tensor;
     function convTranspose2d(input: Tensor, weight: Tensor, options: ConvTransposeOptions): Tensor;
     /** max_pool2d on [N, C, H, W]; the gradient goes to each window's first maximum. */
-    function maxPool2d(input: Tensor, kernelSize: Size2, options?: MaxPoolOptions): Tensor;
+    function maxPool2d(input: Tensor, kernelSize: Size2, options?: MaxPoolOptions & { returnIndices?: false }): Tensor;
+    /** With returnIndices: [values, int64 indices into the flattened H x W plane]. */
+    function maxPool2d(input: Tensor, kernelSize: Size2, options: MaxPoolOptions & { returnIndices: true }): [Tensor, Tensor];
     /** avg_pool2d on [N, C, H, W]. */
     function avgPool2d(input: Tensor, kernelSize: Size2, options?: AvgPoolOptions): Tensor;
     /** adaptive_avg_pool2d on [N, C, H, W] to outputSize (null keeps that input size). */
     function adaptiveAvgPool2d(input: Tensor, outputSize: number | readonly [number | null, number | null]): Tensor;
     /** max_pool1d on [N, C, L] (or [C, L]): max_pool2d over [N, C, 1, L]. */
-    function maxPool1d(input: Tensor, kernelSize: Size1, options?: MaxPool1dOptions): Tensor;
+    function maxPool1d(input: Tensor, kernelSize: Size1, options?: MaxPool1dOptions & { returnIndices?: false }): Tensor;
+    /** With returnIndices: [values, int64 indices along L]. */
+    function maxPool1d(input: Tensor, kernelSize: Size1, options: MaxPool1dOptions & { returnIndices: true }): [Tensor, Tensor];
     /** avg_pool1d on [N, C, L] (or [C, L]). */
     function avgPool1d(input: Tensor, kernelSize: Size1, options?: AvgPool1dOptions): Tensor;
     /** adaptive_avg_pool1d on [N, C, L] (or [C, L]) to outputSize (null keeps L). */
@@ -2069,7 +2080,15 @@ export namespace nn {
     function convTranspose3d(input: Tensor, weight: Tensor, bias?: Tensor | null, options?: ConvTranspose3dOptions): Tensor;
     function convTranspose3d(input: Tensor, weight: Tensor, options: ConvTranspose3dOptions): Tensor;
     /** max_pool3d on [N, C, D, H, W] (or [C, D, H, W]); the gradient goes to each window's first maximum. */
-    function maxPool3d(input: Tensor, kernelSize: Size3, options?: MaxPool3dOptions): Tensor;
+    function maxPool3d(input: Tensor, kernelSize: Size3, options?: MaxPool3dOptions & { returnIndices?: false }): Tensor;
+    /** With returnIndices: [values, int64 indices into the flattened D x H x W volume]. */
+    function maxPool3d(input: Tensor, kernelSize: Size3, options: MaxPool3dOptions & { returnIndices: true }): [Tensor, Tensor];
+    /** max_unpool1d: input [N, C, L] (or [C, L]) and max_pool1d's indices -> zeros with each value at its place. */
+    function maxUnpool1d(input: Tensor, indices: Tensor, kernelSize: Size1, options?: MaxUnpoolOptionsOf<Size1>): Tensor;
+    /** max_unpool2d: input [N, C, H, W] (or [C, H, W]) and max_pool2d's indices. */
+    function maxUnpool2d(input: Tensor, indices: Tensor, kernelSize: Size2, options?: MaxUnpoolOptionsOf<Size2>): Tensor;
+    /** max_unpool3d: input [N, C, D, H, W] (or [C, D, H, W]) and max_pool3d's indices. */
+    function maxUnpool3d(input: Tensor, indices: Tensor, kernelSize: Size3, options?: MaxUnpoolOptionsOf<Size3>): Tensor;
     /** avg_pool3d on [N, C, D, H, W] (or [C, D, H, W]). */
     function avgPool3d(input: Tensor, kernelSize: Size3, options?: AvgPool3dOptions): Tensor;
     /** adaptive_avg_pool3d on [N, C, D, H, W] (or [C, D, H, W]) to outputSize (null keeps that input size). */
@@ -3015,8 +3034,15 @@ export namespace nn {
     padding?: S;
     dilation?: S;
     ceilMode?: boolean;
-    /** Only false is supported. */
-    returnIndices?: false;
+    /** true: [values, indices] (the functions' overloads and the modules' forward). */
+    returnIndices?: boolean;
+  }
+  /** Keyword arguments of a max unpool (stride defaults to the kernel size). */
+  export interface MaxUnpoolOptionsOf<S> {
+    stride?: S | null;
+    padding?: S;
+    /** The spatial sizes (or N, C and them); default (in - 1) stride - 2 padding + kernel, each within a stride of that. */
+    outputSize?: readonly number[] | null;
   }
   /** Keyword arguments of an average pool (stride defaults to the kernel size). */
   export interface AvgPoolOptionsOf<S> {
@@ -3035,6 +3061,9 @@ export namespace nn {
   export interface ConvOptions extends ConvOptionsOf<Size2> {}
   /** Keyword arguments of conv3d / nn.Conv3d. */
   export interface Conv3dOptions extends ConvOptionsOf<Size3> {}
+  /** Keyword arguments of convTranspose1d / nn.ConvTranspose1d. */
+  export interface ConvTranspose1dOptions extends ConvTransposeOptionsOf<Size1> {}
+  export interface ConvTranspose1dModuleOptions extends ConvTranspose1dOptions, ModuleOptionsOf {}
   /** Keyword arguments of convTranspose2d / nn.ConvTranspose2d. */
   export interface ConvTransposeOptions extends ConvTransposeOptionsOf<Size2> {}
   /** Keyword arguments of convTranspose3d / nn.ConvTranspose3d. */
@@ -3092,6 +3121,14 @@ export namespace nn {
     forward(x: Tensor): Tensor;
   }
   export interface Conv1d extends ConvFields {}
+  /** PyTorch's nn.ConvTranspose1d: weight [inChannels, outChannels/groups, k], bias [outChannels] ({@link functional.convTranspose1d}); kernelSize also by name. */
+  export class ConvTranspose1d extends Module {
+    constructor(inChannels: number, outChannels: number, kernelSize: Size1 | (ConvTranspose1dModuleOptions & { kernelSize: Size1 }), options?: ConvTranspose1dModuleOptions);
+    readonly padding: number[];
+    readonly outputPadding: number[];
+    forward(x: Tensor): Tensor;
+  }
+  export interface ConvTranspose1d extends ConvFields {}
   /**
    * PyTorch's nn.ConvTranspose2d: weight [inChannels, outChannels/groups, kH, kW], bias
    * [outChannels], uniform in ±1/sqrt(outChannels/groups * kH * kW) (PyTorch's fan_in of that weight).
@@ -3105,20 +3142,22 @@ export namespace nn {
     forward(x: Tensor): Tensor;
   }
   export interface ConvTranspose2d extends ConvFields {}
-  /** PyTorch's nn.MaxPool2d. */
-  export class MaxPool2d extends Module {
-    constructor(kernelSize: Size2, options?: MaxPoolOptions);
-    forward(x: Tensor): Tensor;
+  /** PyTorch's nn.MaxPool2d: forward gives [values, indices] with returnIndices true. */
+  export class MaxPool2d<R extends boolean = false> extends Module {
+    constructor(kernelSize: Size2, options?: MaxPoolOptions & { returnIndices?: R });
+    readonly returnIndices: R;
+    forward(x: Tensor): R extends true ? [Tensor, Tensor] : Tensor;
   }
   /** PyTorch's nn.AvgPool2d. */
   export class AvgPool2d extends Module {
     constructor(kernelSize: Size2, options?: AvgPoolOptions);
     forward(x: Tensor): Tensor;
   }
-  /** PyTorch's nn.MaxPool1d. */
-  export class MaxPool1d extends Module {
-    constructor(kernelSize: Size1, options?: MaxPool1dOptions);
-    forward(x: Tensor): Tensor;
+  /** PyTorch's nn.MaxPool1d: forward gives [values, indices] with returnIndices true. */
+  export class MaxPool1d<R extends boolean = false> extends Module {
+    constructor(kernelSize: Size1, options?: MaxPool1dOptions & { returnIndices?: R });
+    readonly returnIndices: R;
+    forward(x: Tensor): R extends true ? [Tensor, Tensor] : Tensor;
   }
   /** PyTorch's nn.AvgPool1d. */
   export class AvgPool1d extends Module {
@@ -3157,10 +3196,11 @@ export namespace nn {
     forward(x: Tensor): Tensor;
   }
   export interface ConvTranspose3d extends ConvFields {}
-  /** PyTorch's nn.MaxPool3d. */
-  export class MaxPool3d extends Module {
-    constructor(kernelSize: Size3, options?: MaxPool3dOptions);
-    forward(x: Tensor): Tensor;
+  /** PyTorch's nn.MaxPool3d: forward gives [values, indices] with returnIndices true. */
+  export class MaxPool3d<R extends boolean = false> extends Module {
+    constructor(kernelSize: Size3, options?: MaxPool3dOptions & { returnIndices?: R });
+    readonly returnIndices: R;
+    forward(x: Tensor): R extends true ? [Tensor, Tensor] : Tensor;
   }
   /** PyTorch's nn.AvgPool3d. */
   export class AvgPool3d extends Module {
@@ -3193,6 +3233,10 @@ export namespace nn {
     readonly returnIndices: boolean;
     forward(x: Tensor): Tensor | [Tensor, Tensor];
   }
+  /** PyTorch's nn.MaxUnpool1d, 2d and 3d (kernelSize, { stride, padding }): forward(input, indices, outputSize?) as {@link functional.maxUnpool2d} at its rank. */
+  export class MaxUnpool1d extends Module { constructor(kernelSize: Size1, options?: MaxUnpoolOptionsOf<Size1>); forward(input: Tensor, indices: Tensor, outputSize?: readonly number[] | null): Tensor; }
+  export class MaxUnpool2d extends Module { constructor(kernelSize: Size2, options?: MaxUnpoolOptionsOf<Size2>); forward(input: Tensor, indices: Tensor, outputSize?: readonly number[] | null): Tensor; }
+  export class MaxUnpool3d extends Module { constructor(kernelSize: Size3, options?: MaxUnpoolOptionsOf<Size3>); forward(input: Tensor, indices: Tensor, outputSize?: readonly number[] | null): Tensor; }
   /** PyTorch's nn.Unfold: {@link functional.unfold} with these settings; no parameters. */
   export class Unfold extends Module {
     constructor(kernelSize: Size2, options?: UnfoldOptions);

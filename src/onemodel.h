@@ -516,6 +516,17 @@ om_tensor *om_avg_pool2d(om_tensor *x, const int64_t kernel[2], const int64_t st
  *  NULL as om_max_pool2d's. New reference; the gradient goes to each window's first maximum. */
 om_tensor *om_max_pool3d(om_tensor *x, const int64_t kernel[3], const int64_t stride[3], const int64_t padding[3],
                          const int64_t dilation[3], bool ceil_mode);
+/** F.max_pool2d(..., return_indices=True)'s indices: for om_max_pool2d's arguments, each window's
+ *  maximum's place in its flattened H x W plane (int64, the values' shape). Borrowed x; new reference. */
+om_tensor *om_max_pool2d_indices(om_tensor *x, const int64_t kernel[2], const int64_t stride[2], const int64_t padding[2],
+                                 const int64_t dilation[2], bool ceil_mode);
+/** om_max_pool2d_indices for om_max_pool3d: places in the flattened D x H x W volume. Borrowed x; new reference. */
+om_tensor *om_max_pool3d_indices(om_tensor *x, const int64_t kernel[3], const int64_t stride[3], const int64_t padding[3],
+                                 const int64_t dilation[3], bool ceil_mode);
+/** PyTorch's max_unpool1d/2d/3d: x [N, C, ...] (1 to 3 spatial axes, float32) and indices (int64,
+ *  x's shape: places in the flattened output plane) to zeros of [N, C, output_size...] with
+ *  x's values at their places (n sizes, one per spatial axis). Borrowed arguments; new reference. */
+om_tensor *om_max_unpool(om_tensor *x, om_tensor *indices, const int64_t *output_size, int n);
 /** PyTorch's avg_pool3d on x [N, C, D, H, W] (or [C, D, H, W]); sizes {depth, height, width}. New reference. */
 om_tensor *om_avg_pool3d(om_tensor *x, const int64_t kernel[3], const int64_t stride[3], const int64_t padding[3],
                          bool ceil_mode, bool count_include_pad);

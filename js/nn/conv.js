@@ -10,9 +10,9 @@ import { rand, tidy, optionsArg, isOptions } from '../tensor.js';
 import { describe, toI32 } from '../convert.js';
 import { Module } from './module.js';
 import {
-  conv1d, conv2d, conv3d, convTranspose2d, convTranspose3d, maxPool2d, avgPool2d, adaptiveAvgPool2d, unfold, fold, sizes, maxPool1d,
+  conv1d, conv2d, conv3d, convTranspose1d, convTranspose2d, convTranspose3d, maxPool2d, avgPool2d, adaptiveAvgPool2d, unfold, fold, sizes, maxPool1d,
   avgPool1d, adaptiveAvgPool1d, maxPool3d, avgPool3d, adaptiveAvgPool3d, adaptiveMaxPool1d, adaptiveMaxPool2d,
-  adaptiveMaxPool3d,
+  adaptiveMaxPool3d, maxUnpool1d, maxUnpool2d, maxUnpool3d,
 } from '../ops/conv.js';
 
 /** A leaf parameter uniform in ±bound (om.manualSeed makes it reproducible). */
@@ -35,7 +35,7 @@ const atRank = (Base, who, n, fn) => ({ [who]: class extends Base {
 } })[who];
 
 /**
- * The shared part of Conv1d, Conv2d, Conv3d, ConvTranspose2d and ConvTranspose3d (PyTorch's
+ * The shared part of Conv1d, Conv2d, Conv3d and ConvTranspose1d, 2d and 3d (PyTorch's
  * _ConvNd); a class that extends ConvTransposeNd is transposed.
  */
 class ConvNd extends Module {
@@ -109,6 +109,9 @@ export const Conv2d = atRank(ConvNd, 'Conv2d', 2, conv2d);
 /** PyTorch's nn.Conv3d: x [N, inChannels, D, H, W] -> [N, outChannels, OD, OH, OW]. */
 export const Conv3d = atRank(ConvNd, 'Conv3d', 3, conv3d);
 
+/** PyTorch's nn.ConvTranspose1d: x [N, inChannels, L] -> [N, outChannels, OL]; weight [inChannels, outChannels/groups, k]. */
+export const ConvTranspose1d = atRank(ConvTransposeNd, 'ConvTranspose1d', 1, convTranspose1d);
+
 /** PyTorch's nn.ConvTranspose2d: x [N, inChannels, H, W] -> [N, outChannels, OH, OW]. */
 export const ConvTranspose2d = atRank(ConvTransposeNd, 'ConvTranspose2d', 2, convTranspose2d);
 
@@ -116,12 +119,12 @@ export const ConvTranspose2d = atRank(ConvTransposeNd, 'ConvTranspose2d', 2, con
 export const ConvTranspose3d = atRank(ConvTransposeNd, 'ConvTranspose3d', 3, convTranspose3d);
 
 /** The pools' settings after kernelSize and stride, and their defaults (the booleans are flags, the rest sizes). */
-const POOL_DEFAULTS = { padding: 0, dilation: 1, ceilMode: false, countIncludePad: true };
+const POOL_DEFAULTS = { padding: 0, dilation: 1, ceilMode: false, countIncludePad: true, returnIndices: false };
 
 /**
  * The shared part of the max and average pools (PyTorch's _MaxPoolNd and _AvgPoolNd): keys are the
  * settings after kernelSize and stride that fn(x, kernelSize, options) takes; `refused` an option
- * that is refused when set (returnIndices, divisorOverride).
+ * that is refused when set (the average pools' divisorOverride), or null.
  */
 class PoolNd extends Module {
   #fn;
@@ -129,8 +132,8 @@ class PoolNd extends Module {
 
   constructor(who, n, fn, keys, refused, kernelSize, options) {
     super();
-    const o = optionsArg(options, who, ['stride', ...keys, refused]);
-    if (o[refused] !== undefined && o[refused] !== null && o[refused] !== false) throw invalid(`${who}: ${refused} is not supported`);
+    const o = optionsArg(options, who, ['stride', ...keys, ...(refused ? [refused] : [])]);
+    if (refused && o[refused] !== undefined && o[refused] !== null && o[refused] !== false) throw invalid(`${who}: ${refused} is not supported`);
     this.kernelSize = kernelSize;
     this.stride = o.stride ?? kernelSize;
     for (const k of keys) this[k] = o[k] ?? POOL_DEFAULTS[k];
@@ -149,20 +152,21 @@ class PoolNd extends Module {
   }
 }
 
-/** PyTorch's _MaxPoolNd: kernelSize, { stride = kernelSize, padding = 0, dilation = 1, ceilMode = false }. */
+/** PyTorch's _MaxPoolNd: kernelSize, { stride = kernelSize, padding = 0, dilation = 1, ceilMode = false,
+ *  returnIndices = false } (forward then gives [values, indices]). */
 class MaxPoolNd extends PoolNd {
   constructor(who, n, fn, kernelSize, options) {
-    super(who, n, fn, ['padding', 'dilation', 'ceilMode'], 'returnIndices', kernelSize, options);
+    super(who, n, fn, ['padding', 'dilation', 'ceilMode', 'returnIndices'], null, kernelSize, options);
   }
 }
 
-/** PyTorch's nn.MaxPool1d(kernelSize, { stride = kernelSize, padding, dilation, ceilMode }) on [N, C, L]: F.maxPool1d. */
+/** PyTorch's nn.MaxPool1d(kernelSize, { stride = kernelSize, padding, dilation, ceilMode, returnIndices }) on [N, C, L]: F.maxPool1d. */
 export const MaxPool1d = atRank(MaxPoolNd, 'MaxPool1d', 1, maxPool1d);
 
-/** PyTorch's nn.MaxPool2d(kernelSize, { stride = kernelSize, padding, dilation, ceilMode }) on [N, C, H, W]. */
+/** PyTorch's nn.MaxPool2d(kernelSize, { stride = kernelSize, padding, dilation, ceilMode, returnIndices }) on [N, C, H, W]. */
 export const MaxPool2d = atRank(MaxPoolNd, 'MaxPool2d', 2, maxPool2d);
 
-/** PyTorch's nn.MaxPool3d(kernelSize, { stride = kernelSize, padding, dilation, ceilMode }) on [N, C, D, H, W]: F.maxPool3d. */
+/** PyTorch's nn.MaxPool3d(kernelSize, { stride = kernelSize, padding, dilation, ceilMode, returnIndices }) on [N, C, D, H, W]: F.maxPool3d. */
 export const MaxPool3d = atRank(MaxPoolNd, 'MaxPool3d', 3, maxPool3d);
 
 /** PyTorch's _AvgPoolNd: kernelSize, { stride = kernelSize, padding = 0, ceilMode = false, countIncludePad = true }. */
@@ -230,6 +234,28 @@ export const AdaptiveMaxPool1d = adaptiveMax('AdaptiveMaxPool1d', adaptiveMaxPoo
 export const AdaptiveMaxPool2d = adaptiveMax('AdaptiveMaxPool2d', adaptiveMaxPool2d);
 /** nn.AdaptiveMaxPool3d(outputSize, returnIndices = false) on [N, C, D, H, W]: F.adaptiveMaxPool3d. */
 export const AdaptiveMaxPool3d = adaptiveMax('AdaptiveMaxPool3d', adaptiveMaxPool3d);
+
+/** The max unpools' modules (PyTorch's _MaxUnpoolNd): kernelSize, { stride = kernelSize, padding = 0 };
+ *  forward(input, indices, outputSize) as their function. */
+const maxUnpoolAt = (who, n, unpool) => ({ [who]: class extends Module {
+  constructor(kernelSize, options = undefined) {
+    super();
+    const o = optionsArg(options, who, ['stride', 'padding']);
+    Object.assign(this, { kernelSize, stride: o.stride ?? kernelSize, padding: o.padding ?? 0 });
+    for (const k of ['kernelSize', 'stride', 'padding']) sizes(this[k], n, who, k);
+  }
+
+  forward(input, indices, outputSize = undefined) {
+    return unpool(input, indices, this.kernelSize, { stride: this.stride, padding: this.padding, outputSize });
+  }
+} })[who];
+
+/** nn.MaxUnpool1d(kernelSize, { stride, padding }) on [N, C, L]: F.maxUnpool1d. */
+export const MaxUnpool1d = maxUnpoolAt('MaxUnpool1d', 1, maxUnpool1d);
+/** nn.MaxUnpool2d(kernelSize, { stride, padding }) on [N, C, H, W]: F.maxUnpool2d. */
+export const MaxUnpool2d = maxUnpoolAt('MaxUnpool2d', 2, maxUnpool2d);
+/** nn.MaxUnpool3d(kernelSize, { stride, padding }) on [N, C, D, H, W]: F.maxUnpool3d. */
+export const MaxUnpool3d = maxUnpoolAt('MaxUnpool3d', 3, maxUnpool3d);
 
 /** PyTorch's nn.Unfold(kernelSize, { dilation = 1, padding = 0, stride = 1 }): functional.unfold. */
 export class Unfold extends Module {

@@ -16,7 +16,9 @@ export {
   glu, prelu, mish, softsign, tanhshrink, hardshrink, softshrink, selu, celu, logsigmoid, softmin,
 } from '../ops/act.js';
 export {
-  conv1d, conv2d, conv3d, convTranspose2d, convTranspose3d, maxPool1d, maxPool2d, maxPool3d, avgPool1d, avgPool2d, avgPool3d,
+  conv1d, conv2d, conv3d, convTranspose1d, convTranspose2d, convTranspose3d, maxPool1d, maxPool2d, maxPool3d, avgPool1d, avgPool2d, avgPool3d,
   adaptiveAvgPool1d, adaptiveAvgPool2d, adaptiveAvgPool3d, unfold, fold, adaptiveMaxPool1d, adaptiveMaxPool2d, adaptiveMaxPool3d,
+  maxUnpool1d, maxUnpool2d, maxUnpool3d,
 } from '../ops/conv.js';
+export { affineGrid, gridSample } from '../ops/grid.js';
 export { stochasticDepth } from './blocks.js';

@@ -24,8 +24,9 @@ export * as functional from './functional.js';
 export * as init from './init.js';
 export * as utils from './utils.js';
 export {
-  Conv1d, Conv2d, Conv3d, ConvTranspose2d, ConvTranspose3d, MaxPool1d, MaxPool2d, MaxPool3d, AvgPool1d, AvgPool2d, AvgPool3d,
+  Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d, MaxPool1d, MaxPool2d, MaxPool3d, AvgPool1d, AvgPool2d, AvgPool3d,
   AdaptiveAvgPool1d, AdaptiveAvgPool2d, AdaptiveAvgPool3d, Unfold, Fold, AdaptiveMaxPool1d, AdaptiveMaxPool2d, AdaptiveMaxPool3d,
+  MaxUnpool1d, MaxUnpool2d, MaxUnpool3d,
 } from './conv.js';
 export {
   TransformerEncoderLayer, TransformerDecoderLayer, TransformerEncoder, TransformerDecoder, Transformer,

@@ -121,6 +121,25 @@ export function convTranspose2d(input, weight, bias = null, options = undefined)
   return convTranspose('convTranspose2d', 'conv_transpose2d', 2, input, weight, bias, options);
 }
 
+/**
+ * F.conv_transpose1d(input [N, C, L] (or [C, L]), weight [C, O/groups, k], bias [O] | null,
+ * { stride, padding, outputPadding, groups, dilation }): the conv_transpose2d op over [N, C, 1, L]
+ * with the weight [C, O/groups, 1, k], as conv1d is conv2d on a unit height (its gradients and
+ * its ONNX lowering are that op's; a trace holds Unsqueeze, ConvTranspose, Squeeze).
+ */
+export function convTranspose1d(input, weight, bias = null, options = undefined) {
+  const who = 'convTranspose1d';
+  requireReady(who);
+  [bias, options] = splitBias(bias, options);
+  const o = optionsArg(options, who, ['stride', 'padding', 'outputPadding', 'groups', 'dilation']);
+  handle(weight, who, 'weight');
+  if (weight.ndim !== 3) throw invalid(`${who}: weight must be [C, O/groups, k], got [${weight.shape}]`);
+  const row = { stride: 1, padding: 0, outputPadding: 0, dilation: 1 }; // the unit height's settings, and the defaults
+  const settings = { groups: o.groups };
+  for (const [k, fixed] of Object.entries(row)) settings[k] = oneD(o[k] ?? fixed, fixed, who, k);
+  return asRow(input, who, (x) => convTranspose(who, 'conv_transpose2d', 2, x, weight.unsqueeze(2), bias, settings));
+}
+
 /** F.conv_transpose3d(input [N, C, D, H, W], weight [C, O/groups, kD, kH, kW], bias [O] | null,
  *  { stride, padding, outputPadding, groups, dilation }). */
 export function convTranspose3d(input, weight, bias = null, options = undefined) {
@@ -134,15 +153,23 @@ function poolSizes(kernelSize, o, who, n) {
   return [...kernel, ...stride, ...sizes(o.padding ?? 0, n, who, 'padding')];
 }
 
-/** A max pool over n spatial dims (the max_pool2d / 3d op). */
+/**
+ * A max pool over n spatial dims (the max_pool2d / 3d op); with returnIndices [values, indices],
+ * the indices from the op's _indices twin (each maximum's place in its flattened plane / volume).
+ */
 function maxPool(who, op, n, input, kernelSize, options) {
   requireReady(who);
   const o = optionsArg(options, who, ['stride', 'padding', 'dilation', 'ceilMode', 'returnIndices']);
-  if (o.returnIndices) throw invalid(`${who}: returnIndices is not supported`);
   handle(input, who, 'input');
   const attrs = [...poolSizes(kernelSize, o, who, n), ...sizes(o.dilation ?? 1, n, who, 'dilation'),
     flag(o.ceilMode, false, who, 'ceilMode') ? 1n : 0n];
-  return maybeUnbatched(input, n + 2, (x) => applyOp(who, op, [handle(x, who, 'input')], attrs));
+  const values = (x) => applyOp(who, op, [handle(x, who, 'input')], attrs);
+  if (!flag(o.returnIndices, false, who, 'returnIndices')) return maybeUnbatched(input, n + 2, values);
+  return tidy(() => {
+    const one = input.ndim === n + 1, x = one ? input.unsqueeze(0) : input;
+    const pair = [values(x), applyOp(who, `${op}_indices`, [handle(x, who, 'input')], attrs)];
+    return one ? pair.map((t) => t.squeeze(0)) : pair;
+  });
 }
 
 /** An average pool over n spatial dims (the avg_pool2d / 3d op). */
@@ -156,7 +183,8 @@ function avgPool(who, op, n, input, kernelSize, options) {
   return maybeUnbatched(input, n + 2, (x) => applyOp(who, op, [handle(x, who, 'input')], attrs));
 }
 
-/** F.max_pool2d(input [N, C, H, W], kernelSize, { stride = kernelSize, padding = 0, dilation = 1, ceilMode = false }). */
+/** F.max_pool2d(input [N, C, H, W], kernelSize, { stride = kernelSize, padding = 0, dilation = 1, ceilMode = false,
+ *  returnIndices = false }); with returnIndices [values, indices] (int64, places in the flattened H x W plane). */
 export function maxPool2d(input, kernelSize, options = undefined) {
   return maxPool('maxPool2d', 'max_pool2d', 2, input, kernelSize, options);
 }
@@ -269,24 +297,29 @@ function oneD(value, fixed, who, what) {
   return [fixed, v];
 }
 
-/** fn(x) on input [N, C, L] (or [C, L]) viewed as [N, C, 1, L], the result viewed back. */
+/** fn(x) on input [N, C, L] (or [C, L]) viewed as [N, C, 1, L], the result (or each of a list) viewed back. */
 function asRow(input, who, fn) {
   handle(input, who, 'input');
   if (input.shape.length !== 2 && input.shape.length !== 3) {
     throw invalid(`${who}: takes [N, C, L] or [C, L], got [${input.shape}]`);
   }
-  return tidy(() => fn(input.unsqueeze(-2)).squeeze(-2));
+  return tidy(() => {
+    const r = fn(input.unsqueeze(-2));
+    return Array.isArray(r) ? r.map((t) => t.squeeze(-2)) : r.squeeze(-2);
+  });
 }
 
-/** F.max_pool1d(input [N, C, L], kernelSize, { stride = kernelSize, padding = 0, dilation = 1, ceilMode = false }). */
+/**
+ * F.max_pool1d(input [N, C, L], kernelSize, { stride = kernelSize, padding = 0, dilation = 1, ceilMode = false,
+ * returnIndices = false }): the 2-D pool over [N, C, 1, L] (a place h W + w in a row of one is w, PyTorch's).
+ */
 export function maxPool1d(input, kernelSize, options = undefined) {
   const who = 'maxPool1d';
   requireReady(who);
   const o = optionsArg(options, who, ['stride', 'padding', 'dilation', 'ceilMode', 'returnIndices']);
-  if (o.returnIndices) throw invalid(`${who}: returnIndices is not supported`);
-  return asRow(input, who, (x) => maxPool2d(x, oneD(kernelSize, 1, who, 'kernelSize'), {
+  return asRow(input, who, (x) => maxPool('maxPool1d', 'max_pool2d', 2, x, oneD(kernelSize, 1, who, 'kernelSize'), {
     stride: oneD(o.stride, 1, who, 'stride'), padding: oneD(o.padding ?? 0, 0, who, 'padding'),
-    dilation: oneD(o.dilation ?? 1, 1, who, 'dilation'), ceilMode: o.ceilMode,
+    dilation: oneD(o.dilation ?? 1, 1, who, 'dilation'), ceilMode: o.ceilMode, returnIndices: o.returnIndices,
   }));
 }
 
@@ -353,7 +386,8 @@ export function conv3d(input, weight, bias = null, options = undefined) {
   return conv('conv3d', 'conv3d', 3, input, weight, bias, options);
 }
 
-/** F.max_pool3d(input [N, C, D, H, W], kernelSize, { stride = kernelSize, padding = 0, dilation = 1, ceilMode = false }). */
+/** F.max_pool3d(input [N, C, D, H, W], kernelSize, { stride = kernelSize, padding = 0, dilation = 1, ceilMode = false,
+ *  returnIndices = false }); with returnIndices [values, indices] (places in the flattened D x H x W volume). */
 export function maxPool3d(input, kernelSize, options = undefined) {
   return maxPool('maxPool3d', 'max_pool3d', 3, input, kernelSize, options);
 }
@@ -370,4 +404,57 @@ export function adaptiveAvgPool3d(input, outputSize) {
   handle(input, who, 'input');
   const attrs = adaptiveSizes(outputSize, who, 3);
   return maybeUnbatched(input, 5, (x) => applyOp(who, 'adaptive_avg_pool3d', [handle(x, who, 'input')], attrs));
+}
+
+// ---- max_unpool1d / 2d / 3d: the C op max_unpool ----
+
+/**
+ * PyTorch's _unpool_output_size: (in - 1) stride - 2 padding + kernel per spatial axis, or
+ * outputSize (the n spatial sizes, or n + 2 with N and C first), each within a stride of that.
+ */
+function unpoolSize(who, input, n, kernel, stride, padding, outputSize) {
+  const spatial = input.shape.slice(-n);
+  const dflt = spatial.map((s, i) => (BigInt(s) - 1n) * stride[i] - 2n * padding[i] + kernel[i]);
+  if (outputSize === undefined || outputSize === null) return dflt;
+  let want = Array.isArray(outputSize) ? outputSize : [outputSize];
+  if (want.length === n + 2) want = want.slice(2);
+  if (want.length !== n) throw invalid(`${who}: outputSize must have ${n} or ${n + 2} elements, got ${want.length}`);
+  return want.map((v, i) => {
+    const k = toI64(v, who, `outputSize[${i}]`);
+    if (k <= dflt[i] - stride[i] || k >= dflt[i] + stride[i]) {
+      throw invalid(`${who}: outputSize[${i}] ${k} must lie between ${dflt[i] - stride[i]} and ${dflt[i] + stride[i]} (exclusive)`);
+    }
+    return k;
+  });
+}
+
+/** A max unpool over n spatial dims: input [N, C, ...] (or without N) and its indices. */
+function maxUnpool(who, n, input, indices, kernelSize, options) {
+  requireReady(who);
+  const o = optionsArg(options, who, ['stride', 'padding', 'outputSize']);
+  handle(input, who, 'input');
+  handle(indices, who, 'indices');
+  const kernel = sizes(kernelSize, n, who, 'kernelSize');
+  const stride = o.stride === undefined || o.stride === null ? kernel : sizes(o.stride, n, who, 'stride');
+  const attrs = unpoolSize(who, input, n, kernel, stride, sizes(o.padding ?? 0, n, who, 'padding'), o.outputSize);
+  if (input.ndim !== n + 1) return applyOp(who, 'max_unpool', [handle(input, who, 'input'), handle(indices, who, 'indices')], attrs);
+  return tidy(() => applyOp(who, 'max_unpool', [input.unsqueeze(0), indices.unsqueeze(0)].map((t) => handle(t, who, 'input')), attrs).squeeze(0));
+}
+
+/**
+ * F.max_unpool1d(input [N, C, L] (or [C, L]), indices (max_pool1d's), kernelSize, { stride = kernelSize,
+ * padding = 0, outputSize }): zeros with each value at its index's place in the output row.
+ */
+export function maxUnpool1d(input, indices, kernelSize, options = undefined) {
+  return maxUnpool('maxUnpool1d', 1, input, indices, kernelSize, options);
+}
+
+/** F.max_unpool2d(input [N, C, H, W] (or [C, H, W]), indices, kernelSize, { stride = kernelSize, padding = 0, outputSize }). */
+export function maxUnpool2d(input, indices, kernelSize, options = undefined) {
+  return maxUnpool('maxUnpool2d', 2, input, indices, kernelSize, options);
+}
+
+/** F.max_unpool3d(input [N, C, D, H, W] (or [C, D, H, W]), indices, kernelSize, { stride = kernelSize, padding = 0, outputSize }). */
+export function maxUnpool3d(input, indices, kernelSize, options = undefined) {
+  return maxUnpool('maxUnpool3d', 3, input, indices, kernelSize, options);
 }

@@ -48,22 +48,26 @@ static bool attrs_in_range(const char *who, const om_attrs *a) {
   return true;
 }
 
-/* A copy of t's elements, row-major (or t's own data when it is contiguous: *owned false). */
-static const float *dense(const om_tensor *t, bool *owned, const char *who) {
+/* A copy of t's elements, row-major (or t's own data when it is contiguous: *owned false), of
+ * any dtype (max_unpool's int64 indices). */
+static const void *dense_any(const om_tensor *t, bool *owned, const char *who) {
   int64_t st[OM_MAX_DIMS];
   om__contiguous_strides(t->shape, t->ndim, st);
   *owned = false;
-  if (!memcmp(st, t->strides, sizeof(int64_t) * (size_t)t->ndim)) return (const float *)om__data(t);
-  float *p = om__alloc_floats(om_tensor_numel(t), who);
+  if (!memcmp(st, t->strides, sizeof(int64_t) * (size_t)t->ndim)) return om__data(t);
+  void *p = om__alloc((uint64_t)om_tensor_numel(t) * om__dtype_size(t->dtype), who);
   if (!p) return NULL;
   om_storage s = {.data = p};
-  om_tensor d = {.storage = &s, .dtype = OM_FLOAT32, .ndim = t->ndim};
+  om_tensor d = {.storage = &s, .dtype = t->dtype, .ndim = t->ndim};
   memcpy(d.shape, t->shape, sizeof d.shape);
   memcpy(d.strides, st, sizeof d.strides);
   om__copy_into(&d, t);
   *owned = true;
   return p;
 }
+
+/* dense_any of a float32 tensor. */
+static const float *dense(const om_tensor *t, bool *owned, const char *who) { return dense_any(t, owned, who); }
 
 /* The range [lo, hi) of window positions x whose tap x*s - p + off falls inside [0, n). */
 static void tap_range(int64_t n, int64_t s, int64_t p, int64_t off, int64_t count, int64_t *lo, int64_t *hi) {
@@ -1171,14 +1175,16 @@ typedef struct pool_geom {
   win g;
 } pool_geom;
 
-static bool is_max_pool(om_op op) { return op == OM_OP_max_pool2d || op == OM_OP_max_pool3d; }
+/* The indices ops run the max pools' geometry and windows, and give each maximum's place. */
+static bool is_pool_indices(om_op op) { return op == OM_OP_max_pool2d_indices || op == OM_OP_max_pool3d_indices; }
+static bool is_max_pool(om_op op) { return op == OM_OP_max_pool2d || op == OM_OP_max_pool3d || is_pool_indices(op); }
 
 /* attrs: per spatial axis kernel, stride, padding (and for a max pool dilation), then ceil_mode
  * (and for an average count_include_pad). */
 static bool pool_geometry(om_op op, const om_tensor *x, const om_attrs *a, pool_geom *pg) {
   const char *who = om_op_name(op);
   bool mx = is_max_pool(op);
-  int ns = op == OM_OP_max_pool3d || op == OM_OP_avg_pool3d ? 3 : 2, o0 = 3 - ns, want = (mx ? 4 : 3) * ns + (mx ? 1 : 2);
+  int ns = op == OM_OP_max_pool3d || op == OM_OP_avg_pool3d || op == OM_OP_max_pool3d_indices ? 3 : 2, o0 = 3 - ns, want = (mx ? 4 : 3) * ns + (mx ? 1 : 2);
   char xs[OM_SHAPE_STR_LEN], t1[64], t2[64], t3[64];
   if (a->n_i != want)
     return om__fail(OM_ERR_INVALID_ARGUMENT, "%s: takes %d integer attributes (%s), got %d", who, want,
@@ -1227,7 +1233,7 @@ static bool infer_pool(om_call *c) {
   pool_geom pg;
   if (!pool_geometry(c->op, c->in[0], &c->attrs, &pg)) return false;
   const om_tensor *x = c->in[0];
-  c->out_meta[0] = (om_meta){.dtype = OM_FLOAT32, .ndim = pg.ns + 2, .shape = {x->shape[0], x->shape[1]}};
+  c->out_meta[0] = (om_meta){.dtype = is_pool_indices(c->op) ? OM_INT64 : OM_FLOAT32, .ndim = pg.ns + 2, .shape = {x->shape[0], x->shape[1]}};
   for (int i = 0; i < pg.ns; i++) c->out_meta[0].shape[2 + i] = pg.out[3 - pg.ns + i];
   return true;
 }
@@ -1579,23 +1585,73 @@ static bool pool_node(om_lower *l, const om_call *c, int v, const char *op_type,
   return true;
 }
 
+/* MaxPool of value src (the pool's input, or it padded or cut: lower_pool) as the call's output.
+ * For max_pool*_indices, MaxPool's second output: ONNX counts a place over the whole of src (N
+ * and C too, and src's own padding and size), PyTorch within the input's plane (volume), so the
+ * place along each axis is taken apart with src's sizes (Shape, Mod, Div), moved by the begin
+ * padding and put together with the input's sizes; where src is the input, Mod by the plane's
+ * size is all. pads: the ns begin pads in src (then the end pads, unused here). */
+static bool max_pool_node(om_lower *l, const om_call *c, int src, bool moved, const int64_t *pads, const om_gattr *at) {
+  if (!is_pool_indices(c->op)) return pool_node(l, c, src, "MaxPool", at, 5);
+  const om_meta *im = &c->out_meta[0];
+  om_meta m[2] = {*im, *im};
+  m[0].dtype = OM_FLOAT32;
+  int y[2], ns = c->in[0]->ndim - 2, idx;
+  if (src < 0 || !om__emit(l, "MaxPool", &src, 1, m, 2, y, at, 5)) return false;
+  idx = y[1];
+  if (!moved) {
+    int plane = om__lower_in_x(l, 0, 2);
+    for (int a = 1; a < ns; a++) plane = om__lower_x_mul(l, plane, om__lower_in_x(l, 0, 2 + a));
+    int pv = om__lower_x_value(l, plane);
+    if (pv < 0 || !om__emit(l, "Mod", (int[]){idx, pv}, 2, im, 1, &idx, NULL, 0)) return false;
+    om__lower_output(l, 0, idx);
+    return true;
+  }
+  int along[3];
+  om_meta sm = {.dtype = OM_INT64, .ndim = 1, .shape = {1}};
+  for (int a = ns - 1; a >= 0; a--) { /* the place along axis a of src, the rest left in idx */
+    int size;
+    om_gattr sa[2] = {OM_ATTR_INT("end", 3 + a), OM_ATTR_INT("start", 2 + a)};
+    if (!om__emit(l, "Shape", &src, 1, &sm, 1, &size, sa, 2) || !om__emit(l, "Mod", (int[]){idx, size}, 2, im, 1, &along[a], NULL, 0) ||
+        (a > 0 && !om__emit(l, "Div", (int[]){idx, size}, 2, im, 1, &idx, NULL, 0)))
+      return false;
+  }
+  for (int a = 0; a < ns; a++) { /* idx = idx * size_a + (along_a - pad_a), the input's sizes */
+    int at_a = along[a], pad = pads[a] ? om__lower_ints(l, &pads[a], -1) : -2;
+    if (pad == -1 || (pad >= 0 && !om__emit(l, "Sub", (int[]){at_a, pad}, 2, im, 1, &at_a, NULL, 0))) return false;
+    if (!a) {
+      idx = at_a;
+      continue;
+    }
+    int size = om__lower_x_value(l, om__lower_in_x(l, 0, 2 + a));
+    if (size < 0 || !om__emit(l, "Mul", (int[]){idx, size}, 2, im, 1, &idx, NULL, 0) ||
+        !om__emit(l, "Add", (int[]){idx, at_a}, 2, im, 1, &idx, NULL, 0))
+      return false;
+  }
+  om__lower_output(l, 0, idx);
+  return true;
+}
+
 /* max_pool2d / 3d: MaxPool with the pads below, or Pad with -inf then MaxPool without pads (the same
  * maxima: padding never wins) where that one node would not do: onnxruntime refuses a pad that
  * is not smaller than the kernel (the end padding of a dilated ceil_mode pool can reach it), and
  * it gives a window of padding taps only its initial value (-3.4e38, not PyTorch's -inf), while
  * the max of -inf values read from the input is -inf. pads: the ns begin pads, then the ns end
  * pads. */
-static bool lower_max_pool(om_lower *l, const om_call *c, int v, const pool_geom *pg, bool onnx_ceil, const int64_t *pads) {
+static bool lower_max_pool(om_lower *l, const om_call *c, int v, const pool_geom *pg, bool onnx_ceil, const int64_t *pads, bool cut) {
   const om_tensor *x = c->in[0];
   int ns = pg->ns, o0 = 3 - ns;
   int64_t none[6] = {0};
   bool explicit_pad = false;
-  for (int i = 0; i < ns; i++)
+  for (int i = 0; i < ns; i++) {
+    if (is_pool_indices(c->op) && has_empty_window(l, pg, o0 + i)) /* PyTorch's place for it lies outside the input */
+      return om__lower_refuse(l, c, "a window of padding taps only (a dilation stepping over a small input): PyTorch's index for it lies outside the input, where MaxPool's Indices can only point in it");
     explicit_pad |= pads[i] >= pg->k[o0 + i] || pads[ns + i] >= pg->k[o0 + i] || has_empty_window(l, pg, o0 + i);
+  }
   om_gattr at[] = {OM_ATTR_INT("ceil_mode", onnx_ceil), OM_ATTR_INTS("dilations", pg->d + o0, ns), OM_ATTR_INTS("kernel_shape", pg->k + o0, ns),
                    OM_ATTR_INTS("pads", explicit_pad ? none : pads, 2 * ns), OM_ATTR_INTS("strides", pg->s + o0, ns)};
-  if (!explicit_pad) return pool_node(l, c, v, "MaxPool", at, 5);
-  int ninf = om__lower_scalar(l, -INFINITY, OM_FLOAT32), pv, mid, y;
+  if (!explicit_pad) return max_pool_node(l, c, v, cut, none, at);
+  int ninf = om__lower_scalar(l, -INFINITY, OM_FLOAT32), pv, mid;
   int64_t end[3];
   for (int i = 0; i < ns; i++) end[i] = pads[ns + i];
   if (onnx_ceil) {
@@ -1625,11 +1681,8 @@ static bool lower_max_pool(om_lower *l, const om_call *c, int v, const pool_geom
   at[0] = OM_ATTR_INT("ceil_mode", 0);
   om_meta padded = {.dtype = OM_FLOAT32, .ndim = ns + 2, .shape = {x->shape[0], x->shape[1]}};
   for (int i = 0; i < ns; i++) padded.shape[2 + i] = pg->in[o0 + i] + pads[i] + end[i];
-  if (v < 0 || ninf < 0 || pv < 0 || !om__emit(l, "Pad", (int[]){v, pv, ninf}, 3, &padded, 1, &mid, NULL, 0) ||
-      !om__emit(l, "MaxPool", &mid, 1, &c->out_meta[0], 1, &y, at, 5))
-    return false;
-  om__lower_output(l, 0, y);
-  return true;
+  if (v < 0 || ninf < 0 || pv < 0 || !om__emit(l, "Pad", (int[]){v, pv, ninf}, 3, &padded, 1, &mid, NULL, 0)) return false;
+  return max_pool_node(l, c, mid, true, pads, at);
 }
 
 /* MaxPool / AveragePool at fixed sizes with ceil_mode 0 and the end padding that gives PyTorch's
@@ -1681,7 +1734,7 @@ static bool lower_pool(om_lower *l, const om_call *c) {
     int in[4] = {v, om__lower_ints(l, zeros, n_cut), om__lower_ints(l, cut_ends, n_cut), om__lower_ints(l, cut_axes, n_cut)};
     if (v < 0 || in[1] < 0 || in[2] < 0 || in[3] < 0 || !om__emit(l, "Slice", in, 4, &cut, 1, &v, NULL, 0)) return false;
   }
-  if (is_max_pool(c->op)) return lower_max_pool(l, c, v, &pg, onnx_ceil, pads);
+  if (is_max_pool(c->op)) return lower_max_pool(l, c, v, &pg, onnx_ceil, pads, n_cut > 0);
   if (!pg.cip || !overhang) {
     om_gattr at[] = {OM_ATTR_INT("ceil_mode", onnx_ceil), OM_ATTR_INT("count_include_pad", pg.cip), OM_ATTR_INTS("kernel_shape", pg.k + o0, ns),
                      OM_ATTR_INTS("pads", pads, 2 * ns), OM_ATTR_INTS("strides", pg.s + o0, ns)};
@@ -1738,15 +1791,79 @@ const om_op_def om__op_avg_pool3d = {
     .test = {.n_in = 1, .ndims = {5}, .shapes = {{2, 2, 4, 5, 4}}, .lo = -2, .hi = 2,
              .attrs = {.n_i = 11, .i = {2, 3, 2, 2, 2, 2, 1, 1, 1, 1, 1}}, .empty_refusal = "only the batch may be 0"}};
 
+/* ---- max_pool2d_indices, max_pool3d_indices: return_indices of F.max_pool2d / 3d, each window's
+ * maximum's place in its flattened input plane (2-D: h W + w) or volume (3-D: (d H + h) W + w),
+ * int64 of the values' shape; the max pools' attrs and windows (volume_argmax: the first maximum,
+ * a NaN wins). The values are the max pool op's: these ops add the places only when asked. ---- */
+
+/* PyTorch's place for window at whose taps all lie in the padding (a dilation stepping over a
+ * small input): its kernel's start, moved past 0 by whole dilations on each axis. */
+static int64_t padding_window_place(const pool_geom *pg, const int64_t at[3]) {
+  int64_t place = 0;
+  for (int a = 0; a < 3; a++) {
+    int64_t start = at[a] * pg->s[a] - pg->p[a];
+    while (start < 0) start += pg->d[a];
+    place = place * pg->in[a] + start;
+  }
+  return place;
+}
+
+static bool forward_pool_indices(om_call *c) {
+  pool_geom pg;
+  if (!pool_geometry(c->op, c->in[0], &c->attrs, &pg)) return false;
+  bool own;
+  const float *x = dense(c->in[0], &own, om_op_name(c->op));
+  if (!x) return false;
+  int64_t *idx = (int64_t *)om__data(c->out[0]), planes = c->in[0]->shape[0] * c->in[0]->shape[1], vin = pg.in[0] * pg.in[1] * pg.in[2], at[3];
+  for (int64_t p = 0; p < planes; p++)
+    for (at[0] = 0; at[0] < pg.out[0]; at[0]++)
+      for (at[1] = 0; at[1] < pg.out[1]; at[1]++)
+        for (at[2] = 0; at[2] < pg.out[2]; at[2]++) {
+          int64_t i = volume_argmax(x + p * vin, &pg, at);
+          *idx++ = i >= 0 ? i : padding_window_place(&pg, at);
+        }
+  if (own) free((void *)x);
+  return true;
+}
+
+/* The samples: overlapping windows (stride below the kernel), so that places repeat, and a
+ * dilated axis with padding. */
+const om_op_def om__op_max_pool2d_indices = {
+    .name = "max_pool2d_indices", .n_in = 1, .n_out = 1, .infer = infer_pool, .forward = forward_pool_indices,
+    .lower = lower_pool, .derives_extents = true,
+    .onnx = "MaxPool's Indices, Mod by the plane's size (after a Pad or Slice: the place taken apart with Shape, Mod, Div and put together with Sub, Mul, Add)",
+    .test = {.n_in = 1, .ndims = {4}, .shapes = {{2, 3, 5, 6}}, .lo = -2, .hi = 2,
+             .attrs = {.n_i = 9, .i = {3, 2, 2, 2, 1, 1, 1, 2, 1}}, .no_gradcheck = true, .empty_refusal = "only the batch may be 0"}};
+
+const om_op_def om__op_max_pool3d_indices = {
+    .name = "max_pool3d_indices", .n_in = 1, .n_out = 1, .infer = infer_pool, .forward = forward_pool_indices,
+    .lower = lower_pool, .derives_extents = true,
+    .onnx = "MaxPool's Indices (3-D), Mod by the volume's size (after a Pad or Slice: Shape, Mod, Div, Sub, Mul, Add)",
+    .test = {.n_in = 1, .ndims = {5}, .shapes = {{2, 2, 4, 5, 4}}, .lo = -2, .hi = 2,
+             .attrs = {.n_i = 13, .i = {2, 3, 2, 2, 2, 1, 1, 1, 0, 1, 1, 2, 1}}, .no_gradcheck = true, .empty_refusal = "only the batch may be 0"}};
+
+/* The max pools' attrs (their ops' and their indices ops') from PyTorch's arguments over ns axes. */
+static om_attrs max_pool_attrs(int ns, const int64_t *kernel, const int64_t *stride, const int64_t *padding, const int64_t *dilation,
+                               bool ceil_mode) {
+  om_attrs a = {.n_i = 4 * ns + 1};
+  sizes_or(kernel, (int64_t[]){0, 0, 0}, ns, a.i);
+  sizes_or(stride, a.i, ns, a.i + ns);
+  sizes_or(padding, (int64_t[]){0, 0, 0}, ns, a.i + 2 * ns);
+  sizes_or(dilation, (int64_t[]){1, 1, 1}, ns, a.i + 3 * ns);
+  a.i[4 * ns] = ceil_mode;
+  return a;
+}
+
 om_tensor *om_max_pool2d(om_tensor *x, const int64_t kernel[2], const int64_t stride[2], const int64_t padding[2],
                          const int64_t dilation[2], bool ceil_mode) {
-  om_attrs a = {.n_i = 9};
-  pair_or(kernel, (int64_t[]){0, 0}, a.i);
-  pair_or(stride, a.i, a.i + 2);
-  pair_or(padding, (int64_t[]){0, 0}, a.i + 4);
-  pair_or(dilation, (int64_t[]){1, 1}, a.i + 6);
-  a.i[8] = ceil_mode;
+  om_attrs a = max_pool_attrs(2, kernel, stride, padding, dilation, ceil_mode);
   return apply_maybe_unbatched(OM_OP_max_pool2d, &x, 1, &a, 4);
+}
+
+om_tensor *om_max_pool2d_indices(om_tensor *x, const int64_t kernel[2], const int64_t stride[2], const int64_t padding[2],
+                                 const int64_t dilation[2], bool ceil_mode) {
+  om_attrs a = max_pool_attrs(2, kernel, stride, padding, dilation, ceil_mode);
+  return apply_maybe_unbatched(OM_OP_max_pool2d_indices, &x, 1, &a, 4);
 }
 
 om_tensor *om_avg_pool2d(om_tensor *x, const int64_t kernel[2], const int64_t stride[2], const int64_t padding[2],
@@ -1762,13 +1879,14 @@ om_tensor *om_avg_pool2d(om_tensor *x, const int64_t kernel[2], const int64_t st
 
 om_tensor *om_max_pool3d(om_tensor *x, const int64_t kernel[3], const int64_t stride[3], const int64_t padding[3],
                          const int64_t dilation[3], bool ceil_mode) {
-  om_attrs a = {.n_i = 13};
-  sizes_or(kernel, (int64_t[]){0, 0, 0}, 3, a.i);
-  sizes_or(stride, a.i, 3, a.i + 3);
-  sizes_or(padding, (int64_t[]){0, 0, 0}, 3, a.i + 6);
-  sizes_or(dilation, (int64_t[]){1, 1, 1}, 3, a.i + 9);
-  a.i[12] = ceil_mode;
+  om_attrs a = max_pool_attrs(3, kernel, stride, padding, dilation, ceil_mode);
   return apply_maybe_unbatched(OM_OP_max_pool3d, &x, 1, &a, 5);
+}
+
+om_tensor *om_max_pool3d_indices(om_tensor *x, const int64_t kernel[3], const int64_t stride[3], const int64_t padding[3],
+                                 const int64_t dilation[3], bool ceil_mode) {
+  om_attrs a = max_pool_attrs(3, kernel, stride, padding, dilation, ceil_mode);
+  return apply_maybe_unbatched(OM_OP_max_pool3d_indices, &x, 1, &a, 5);
 }
 
 om_tensor *om_avg_pool3d(om_tensor *x, const int64_t kernel[3], const int64_t stride[3], const int64_t padding[3],
@@ -1780,6 +1898,175 @@ om_tensor *om_avg_pool3d(om_tensor *x, const int64_t kernel[3], const int64_t st
   a.i[9] = ceil_mode;
   a.i[10] = count_include_pad;
   return apply_maybe_unbatched(OM_OP_avg_pool3d, &x, 1, &a, 5);
+}
+
+
+/* ---- max_unpool: PyTorch's max_unpool1d / 2d / 3d, one op for 1 to 3 spatial axes ----
+ *   x [N, C, *in] float32, indices int64 [N, C, *in] -> [N, C, *out]   attrs: out (one per spatial axis)
+ * Zeros with x's values at their indices' places in each flattened output plane (volume); of two
+ * values for one place the later in row-major order stays, as PyTorch's CPU kernel writes them
+ * in order. A place outside the plane is an error, as PyTorch's. */
+
+/* An output plane (volume) holds at most 2^40 elements: the sizes' product cannot overflow. */
+#define UNPOOL_MAX_PLANE ((int64_t)1 << 40)
+
+/* The product of the spatial sizes (dims 2 on) of shape. */
+static int64_t plane_size(const int64_t *shape, int ndim) {
+  int64_t n = 1;
+  for (int d = 2; d < ndim; d++) n *= shape[d];
+  return n;
+}
+
+static bool infer_max_unpool(om_call *c) {
+  const om_tensor *x = c->in[0], *idx = c->in[1];
+  const int ns = x->ndim - 2;
+  char xs[OM_SHAPE_STR_LEN], is[OM_SHAPE_STR_LEN];
+  om__shape_str(xs, sizeof xs, x->shape, x->ndim);
+  if (ns < 1 || ns > 3) return om__fail(OM_ERR_SHAPE_MISMATCH, "max_unpool: input %s must have 3 to 5 dims ([N, C, L] to [N, C, D, H, W])", xs);
+  if (x->dtype != OM_FLOAT32) return om__fail(OM_ERR_DTYPE_MISMATCH, "max_unpool: takes float32, not %s", om_dtype_name(x->dtype));
+  if (idx->dtype != OM_INT64) return om__fail(OM_ERR_DTYPE_MISMATCH, "max_unpool: indices must be int64, not %s", om_dtype_name(idx->dtype));
+  if (idx->ndim != x->ndim || memcmp(idx->shape, x->shape, sizeof(int64_t) * (size_t)x->ndim))
+    return om__fail(OM_ERR_SHAPE_MISMATCH, "max_unpool: indices %s must have the input's shape %s", om__shape_str(is, sizeof is, idx->shape, idx->ndim), xs);
+  if (c->attrs.n_i != ns)
+    return om__fail(OM_ERR_INVALID_ARGUMENT, "max_unpool: takes the output size (%d integers for input %s), got %d", ns, xs, c->attrs.n_i);
+  c->out_meta[0] = (om_meta){.dtype = OM_FLOAT32, .ndim = x->ndim, .shape = {x->shape[0], x->shape[1]}};
+  int64_t plane = 1;
+  for (int a = 0; a < ns; a++) {
+    int64_t v = c->attrs.i[a];
+    if (v < 1) return om__fail(OM_ERR_INVALID_ARGUMENT, "max_unpool: output size must be positive, got %lld", (long long)v);
+    if (v > UNPOOL_MAX_PLANE / plane) return om__fail(OM_ERR_INVALID_ARGUMENT, "max_unpool: an output plane of more than 2^40 elements");
+    plane *= v;
+    c->out_meta[0].shape[2 + a] = v;
+  }
+  return true;
+}
+
+static bool forward_max_unpool(om_call *c) {
+  const om_tensor *x = c->in[0];
+  bool own_x, own_i = false;
+  const float *xv = dense(x, &own_x, "max_unpool");
+  const int64_t *iv = xv ? dense_any(c->in[1], &own_i, "max_unpool") : NULL;
+  float *out = (float *)om__data(c->out[0]);
+  int64_t planes = x->shape[0] * x->shape[1], lin = plane_size(x->shape, x->ndim), lout = plane_size(c->out[0]->shape, x->ndim);
+  int64_t bad = -1; /* the last place outside the plane, which PyTorch's kernel names */
+  if (iv) memset(out, 0, sizeof(float) * (size_t)(planes * lout));
+  for (int64_t q = 0; iv && q < planes * lin; q++) {
+    int64_t k = iv[q];
+    if (k < 0 || k >= lout) bad = q;
+    else out[q / lin * lout + k] = xv[q];
+  }
+  bool ok = iv && bad < 0;
+  if (iv && bad >= 0)
+    om__fail(OM_ERR_INDEX_OUT_OF_RANGE, "max_unpool: index %lld (element %lld of plane %lld) is outside the output plane of %lld elements",
+             (long long)iv[bad], (long long)(bad % lin), (long long)(bad / lin), (long long)lout);
+  if (own_x) free((void *)xv);
+  if (own_i) free((void *)iv);
+  return ok;
+}
+
+/* dx[i] = dout at i's place where i's value stayed there (the last to write it), 0 for a value
+ * written over: the forward's adjoint (PyTorch's gather gives both the gradient; the two agree
+ * when the places differ, as a max pool's without overlapping windows). As public ops, so it is
+ * itself differentiable in dout: gather of dout [N, C, plane] at the places, times the mask of
+ * the values kept. */
+static bool max_unpool_backward(const om_record *r, om_tensor *const *g, om_tensor **gin) {
+  const om_tensor *x = r->in[0];
+  int64_t planes = x->shape[0] * x->shape[1], lin = plane_size(x->shape, x->ndim), lout = plane_size(g[0]->shape, x->ndim);
+  int64_t flat_in[3] = {x->shape[0], x->shape[1], lin}, flat_out[3] = {x->shape[0], x->shape[1], lout};
+  om_meta mm = {.dtype = OM_FLOAT32, .ndim = 3, .shape = {flat_in[0], flat_in[1], lin}};
+  om_scope s = {0};
+  om_tensor *mask = om__keep(&s, om__tensor_new(&mm, true, "max_unpool"));
+  bool own = false;
+  const int64_t *iv = mask ? dense_any(r->in[1], &own, "max_unpool") : NULL;
+  bool any = planes > 0 && lin > 0;
+  int64_t *last = iv && any ? om__alloc(sizeof(int64_t) * (uint64_t)lout, "max_unpool") : NULL;
+  bool ok = iv && (last || !any);
+  for (int64_t p = 0; last && p < planes; p++) { /* the last writer of each place, then who is it */
+    const int64_t *ip = iv + p * lin;
+    float *mp = (float *)om__data(mask) + p * lin;
+    for (int64_t i = 0; i < lin; i++)
+      if (ip[i] >= 0 && ip[i] < lout) last[ip[i]] = i;
+    for (int64_t i = 0; i < lin; i++) mp[i] = ip[i] >= 0 && ip[i] < lout && last[ip[i]] == i ? 1.0f : 0.0f;
+  }
+  free(last);
+  if (own) free((void *)iv);
+  om_tensor *gy = ok ? om__keep(&s, om_reshape(g[0], flat_out, 3)) : NULL;
+  om_tensor *ix = gy ? om__keep(&s, om_reshape(r->in[1], flat_in, 3)) : NULL;
+  om_tensor *picked = ix ? om__keep(&s, om_gather(gy, 2, ix)) : NULL;
+  om_tensor *kept = picked ? om__keep(&s, om_mul(picked, mask)) : NULL;
+  gin[0] = kept ? om_reshape(kept, x->shape, x->ndim) : NULL;
+  om__scope_end(&s);
+  return gin[0] != NULL;
+}
+
+static bool max_unpool_extents(om_lower *l, const om_call *c) {
+  for (int a = 0; a < c->in[0]->ndim - 2; a++) om__lower_candidate(l, 0, 2 + a, om__lower_arg(l, a));
+  return true;
+}
+
+/* The last writer of each place, and only it, written: with [N, C, plane] views of x and the
+ * indices, pos = 1 .. plane (float32, exact while a plane holds at most 2^24 values; a larger
+ * fixed one is refused), last = ScatterElements(zeros, idx, pos, max), kept = GatherElements(last,
+ * idx) == pos, and the values Where(kept, x, 0) added into zeros (ScatterElements add): each place
+ * then gets one value and zeros, so the result is eager's whatever order a consumer adds in
+ * (ONNX leaves a place written twice without a reduction undefined). ONNX's MaxUnpool counts a
+ * place over the whole tensor (N and C too), and onnxruntime and ONNX's reference read its
+ * output_shape differently, so it is not used. */
+static bool lower_max_unpool(om_lower *l, const om_call *c) {
+  int empty = om__lower_empty(l, c);
+  if (empty) return empty > 0;
+  const om_tensor *x = c->in[0];
+  const om_meta *om = &c->out_meta[0];
+  int64_t lin = plane_size(x->shape, x->ndim);
+  if (lin > (int64_t)1 << 24) return om__lower_refuse(l, c, "an input plane of more than 2^24 values (its writers are compared in float32)");
+  int ext_out[OM_MAX_DIMS], ext_flat[3] = {om__lower_out_ext(l, 0, 0), om__lower_out_ext(l, 0, 1), -1}, plane = -1, xin = -1;
+  bool moves = false;
+  for (int d = 0; d < om->ndim; d++) ext_out[d] = om__lower_out_ext(l, 0, d);
+  for (int d = 2; d < om->ndim; d++) moves |= ext_out[d] >= 0;
+  for (int d = 2; moves && d < om->ndim; d++) {
+    int e = ext_out[d] >= 0 ? ext_out[d] : om__lower_x_const(l, om->shape[d]);
+    plane = d == 2 ? e : om__lower_x_mul(l, plane, e);
+  }
+  for (int d = 2; d < x->ndim; d++) xin = d == 2 ? om__lower_in_x(l, 0, d) : om__lower_x_mul(l, xin, om__lower_in_x(l, 0, d));
+  ext_flat[2] = plane;
+  int64_t keep_rest[3] = {0, 0, -1}, flat_out[3] = {om->shape[0], om->shape[1], plane_size(om->shape, om->ndim)};
+  om_meta fx = {.dtype = OM_FLOAT32, .ndim = 3, .shape = {x->shape[0], x->shape[1], lin}}, fi = fx, fz = fx, pm = {.dtype = OM_FLOAT32, .ndim = 1, .shape = {lin}};
+  om_meta bm = fx, sm = {.dtype = OM_INT64, .ndim = 1, .shape = {3}}, nm = {.dtype = OM_INT64, .ndim = 0}, lm = {.dtype = OM_FLOAT32, .ndim = 0};
+  fi.dtype = OM_INT64;
+  bm.dtype = OM_BOOL;
+  fz.shape[2] = flat_out[2];
+  int vx = om__lower_input(l, 0), vi = om__lower_input(l, 1), rest = om__lower_ints(l, keep_rest, 3), n = om__lower_x_scalar(l, xin);
+  int zs = om__lower_shape_operand(l, flat_out, ext_flat, 3), os = om__lower_shape_operand(l, om->shape, ext_out, om->ndim);
+  int one = om__lower_scalar(l, 1, OM_FLOAT32), zero = om__lower_scalar(l, 0, OM_FLOAT32);
+  int z, lim, pos, shp, last, got, kept, vals, y;
+  if (vx < 0 || vi < 0 || rest < 0 || n < 0 || zs < 0 || os < 0 || one < 0 || zero < 0 ||
+      !om__emit(l, "Reshape", (int[]){vx, rest}, 2, &fx, 1, &vx, NULL, 0) || !om__emit(l, "Reshape", (int[]){vi, rest}, 2, &fi, 1, &vi, NULL, 0) ||
+      !om__emit(l, "ConstantOfShape", &zs, 1, &fz, 1, &z, NULL, 0) || (lim = om__lower_cast(l, n, &nm, OM_FLOAT32)) < 0 ||
+      !om__emit(l, "Add", (int[]){lim, one}, 2, &lm, 1, &lim, NULL, 0) || !om__emit(l, "Range", (int[]){one, lim, one}, 3, &pm, 1, &pos, NULL, 0) ||
+      !om__emit(l, "Shape", &vi, 1, &sm, 1, &shp, NULL, 0) || !om__emit(l, "Expand", (int[]){pos, shp}, 2, &fx, 1, &pos, NULL, 0) ||
+      !om__emit(l, "ScatterElements", (int[]){z, vi, pos}, 3, &fz, 1, &last, (om_gattr[]){OM_ATTR_INT("axis", 2), OM_ATTR_STRING("reduction", "max")}, 2) ||
+      !om__emit(l, "GatherElements", (int[]){last, vi}, 2, &fx, 1, &got, &OM_ATTR_INT("axis", 2), 1) ||
+      !om__emit(l, "Equal", (int[]){got, pos}, 2, &bm, 1, &kept, NULL, 0) || !om__emit(l, "Where", (int[]){kept, vx, zero}, 3, &fx, 1, &vals, NULL, 0) ||
+      !om__emit(l, "ScatterElements", (int[]){z, vi, vals}, 3, &fz, 1, &y, (om_gattr[]){OM_ATTR_INT("axis", 2), OM_ATTR_STRING("reduction", "add")}, 2) ||
+      !om__emit(l, "Reshape", (int[]){y, os}, 2, om, 1, &y, NULL, 0))
+    return false;
+  om__lower_output(l, 0, y);
+  return true;
+}
+
+/* The sample's places are drawn from [0, 30), the 5 x 6 output plane (some repeat). */
+const om_op_def om__op_max_unpool = {
+    .name = "max_unpool", .n_in = 2, .n_out = 1, .saves = OM_SAVES_IN(1), .infer = infer_max_unpool, .forward = forward_max_unpool,
+    .backward = max_unpool_backward, .lower = lower_max_unpool, .extents = max_unpool_extents, .sym_args = 7,
+    .onnx = "Reshape to [N, C, plane]; Range, Expand, ScatterElements (max), GatherElements, Equal: the last writer of each place; Where, ScatterElements (add) into ConstantOfShape zeros, Reshape",
+    .test = {.n_in = 2, .ndims = {4, 4}, .shapes = {{2, 3, 4, 5}, {2, 3, 4, 5}}, .dtypes = {OM_FLOAT32, OM_INT64}, .lo = 0, .hi = 29.99,
+             .attrs = {.n_i = 2, .i = {5, 6}}}};
+
+om_tensor *om_max_unpool(om_tensor *x, om_tensor *indices, const int64_t *output_size, int n) {
+  if (!output_size || n < 1 || n > 3) return om__fail(OM_ERR_INVALID_ARGUMENT, "max_unpool: takes 1 to 3 output sizes, got %d", output_size ? n : 0), NULL;
+  om_attrs a = {.n_i = n};
+  memcpy(a.i, output_size, sizeof(int64_t) * (size_t)n);
+  return om__apply1(OM_OP_max_unpool, (om_tensor *[]){x, indices}, 2, &a);
 }
 
 /* ---- adaptive_avg_pool2d, adaptive_avg_pool3d: output cell i of n covers input
@@ -1823,32 +2110,52 @@ static bool infer_adaptive(om_call *c) {
 static int64_t cell_start(int64_t i, int64_t in, int64_t out) { return i * in / out; }
 static int64_t cell_end(int64_t i, int64_t in, int64_t out) { return ((i + 1) * in + out - 1) / out; }
 
+/* One cell of an adaptive pool of in[planes, D, H, W] to os {oD, oH, oW}: plane p, o its flat
+ * output index, and its input box [lo, hi) per axis (depth, height, width). The average and the
+ * max kernels both walk the cells with cell_next, in output order. */
+typedef struct adaptive_cell {
+  int64_t in[4], os[3], o, p, lo[3], hi[3];
+} adaptive_cell;
+
+/* The walk over in pooled to os, before its first cell. */
+static adaptive_cell cells_of(const int64_t in[4], const int64_t os[3]) {
+  adaptive_cell c = {.in = {in[0], in[1], in[2], in[3]}, .os = {os[0], os[1], os[2]}, .o = -1};
+  return c;
+}
+
+/* Moves c to the next cell (false past the last): its plane and its box on each axis. */
+static bool cell_next(adaptive_cell *c) {
+  if (++c->o >= c->in[0] * c->os[0] * c->os[1] * c->os[2]) return false;
+  int64_t rest = c->o;
+  for (int a = 2; a >= 0; a--) {
+    int64_t i = rest % c->os[a];
+    rest /= c->os[a];
+    c->lo[a] = cell_start(i, c->in[1 + a], c->os[a]);
+    c->hi[a] = cell_end(i, c->in[1 + a], c->os[a]);
+  }
+  c->p = rest;
+  return true;
+}
+
+/* The flat place of (iz, iy, ix) in cell c's plane (volume). */
+static int64_t cell_place(const adaptive_cell *c, int64_t iz, int64_t iy, int64_t ix) { return (iz * c->in[2] + iy) * c->in[3] + ix; }
+
 /* in[planes, D, H, W] pooled to os {oD, oH, oW}. forward (dx NULL): out = cell means of x;
  * backward (dx set): dx += dout / cell size. */
 static void adaptive_run(const int64_t in[4], const int64_t os[3], const float *x, float *out, const float *gy, float *dx) {
-  const int64_t d = in[1], h = in[2], w = in[3];
-  for (int64_t p = 0; p < in[0]; p++)
-    for (int64_t z = 0; z < os[0]; z++)
-      for (int64_t y = 0; y < os[1]; y++)
-        for (int64_t xo = 0; xo < os[2]; xo++) {
-          int64_t z0 = cell_start(z, d, os[0]), z1 = cell_end(z, d, os[0]);
-          int64_t y0 = cell_start(y, h, os[1]), y1 = cell_end(y, h, os[1]);
-          int64_t x0 = cell_start(xo, w, os[2]), x1 = cell_end(xo, w, os[2]);
-          float div = (float)((z1 - z0) * (y1 - y0) * (x1 - x0));
-          int64_t k = ((p * os[0] + z) * os[1] + y) * os[2] + xo;
-          if (dx) {
-            float v = gy[k] / div;
-            for (int64_t iz = z0; iz < z1; iz++)
-              for (int64_t iy = y0; iy < y1; iy++)
-                for (int64_t ix = x0; ix < x1; ix++) dx[((p * d + iz) * h + iy) * w + ix] += v;
-          } else {
-            float sum = 0;
-            for (int64_t iz = z0; iz < z1; iz++)
-              for (int64_t iy = y0; iy < y1; iy++)
-                for (int64_t ix = x0; ix < x1; ix++) sum += x[((p * d + iz) * h + iy) * w + ix];
-            out[k] = sum / div;
-          }
+  const int64_t vol = in[1] * in[2] * in[3];
+  for (adaptive_cell c = cells_of(in, os); cell_next(&c);) {
+    float div = (float)((c.hi[0] - c.lo[0]) * (c.hi[1] - c.lo[1]) * (c.hi[2] - c.lo[2]));
+    float sum = 0, v = dx ? gy[c.o] / div : 0.0f;
+    for (int64_t iz = c.lo[0]; iz < c.hi[0]; iz++)
+      for (int64_t iy = c.lo[1]; iy < c.hi[1]; iy++)
+        for (int64_t ix = c.lo[2]; ix < c.hi[2]; ix++) {
+          int64_t k = c.p * vol + cell_place(&c, iz, iy, ix);
+          if (dx) dx[k] += v;
+          else sum += x[k];
         }
+    if (!dx) out[c.o] = sum / div;
+  }
 }
 
 /* adaptive_run's operands for an input of shape x and output size attrs (2 or 3 of them). */
@@ -2162,31 +2469,23 @@ om_tensor *om_adaptive_avg_pool3d(om_tensor *x, const int64_t output_size[3]) {
 
 /* in[planes, D, H, W] pooled to os {oD, oH, oW}: out the cells' maxima, idx their places. */
 static void adaptive_max_run(const int64_t in[4], const int64_t os[3], const float *x, float *out, int64_t *idx) {
-  const int64_t d = in[1], h = in[2], w = in[3];
-  for (int64_t p = 0; p < in[0]; p++)
-    for (int64_t z = 0; z < os[0]; z++)
-      for (int64_t y = 0; y < os[1]; y++)
-        for (int64_t xo = 0; xo < os[2]; xo++) {
-          int64_t z0 = cell_start(z, d, os[0]), z1 = cell_end(z, d, os[0]);
-          int64_t y0 = cell_start(y, h, os[1]), y1 = cell_end(y, h, os[1]);
-          int64_t x0 = cell_start(xo, w, os[2]), x1 = cell_end(xo, w, os[2]);
-          const float *plane = x + p * d * h * w;
-          float best = -INFINITY;
-          int64_t at = (z0 * h + y0) * w + x0;
-          for (int64_t iz = z0; iz < z1; iz++)
-            for (int64_t iy = y0; iy < y1; iy++)
-              for (int64_t ix = x0; ix < x1; ix++) {
-                int64_t k = (iz * h + iy) * w + ix;
-                float v = plane[k];
-                if (v > best || v != v) {
-                  best = v;
-                  at = k;
-                }
-              }
-          int64_t o = ((p * os[0] + z) * os[1] + y) * os[2] + xo;
-          out[o] = best;
-          idx[o] = at;
+  for (adaptive_cell c = cells_of(in, os); cell_next(&c);) {
+    const float *plane = x + c.p * in[1] * in[2] * in[3];
+    float best = -INFINITY;
+    int64_t at = cell_place(&c, c.lo[0], c.lo[1], c.lo[2]);
+    for (int64_t iz = c.lo[0]; iz < c.hi[0]; iz++)
+      for (int64_t iy = c.lo[1]; iy < c.hi[1]; iy++)
+        for (int64_t ix = c.lo[2]; ix < c.hi[2]; ix++) {
+          int64_t k = cell_place(&c, iz, iy, ix);
+          float v = plane[k];
+          if (v > best || v != v) {
+            best = v;
+            at = k;
+          }
         }
+    out[c.o] = best;
+    idx[c.o] = at;
+  }
 }
 
 static bool forward_adaptive_max(om_call *c) {

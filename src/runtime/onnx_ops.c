@@ -1714,36 +1714,40 @@ static om_tensor *pool_nd(om_tensor *x, int ns, spatial sp, int64_t ceil, int64_
   return y;
 }
 
-/* MaxPool's Indices (1 or 2 spatial axes): per output, the flat position in x (row-major; with
- * storage_order 1 the image's columns first, as onnxruntime) of its window's first maximum in
- * row-major window order: over the window's taps, last to first, the position of a tap that
- * equals the pooled y (x padded with -inf, the positions with -1, as far as the windows reach). */
+/* MaxPool's Indices (1 to 3 spatial axes; storage_order 1 over 1 or 2): per output, the flat
+ * position in x (row-major; with storage_order 1 the image's columns first, as onnxruntime) of
+ * its window's first maximum in row-major window order: over the window's taps, last to first,
+ * the position of a tap that equals the pooled y (x padded with -inf, the positions with -1, as
+ * far as the windows reach). 1-D runs as 2-D over a height of 1. */
 static om_tensor *max_pool_indices(om_bind *b, om_tensor *x, om_tensor *y, int ns, spatial sp, int64_t storage) {
-  if (ns > 2) return unsupported(b, "the Indices output over 3 spatial axes"), NULL;
+  if (ns == 3 && storage) return unsupported(b, "the Indices output with storage_order 1 over 3 spatial axes"), NULL;
   if (ns == 1) { /* the 1-D axis becomes the width */
     sp.kernel[1] = sp.kernel[0], sp.stride[1] = sp.stride[0], sp.dilation[1] = sp.dilation[0], sp.pad[1] = sp.pad[0];
     sp.kernel[0] = sp.stride[0] = sp.dilation[0] = 1, sp.pad[0] = 0;
   }
+  const int nd = ns == 3 ? 3 : 2;
   om_scope s = {0};
   om_tensor *x4 = om__keep(&s, ns == 1 ? om_unsqueeze(x, 2) : om_tensor_retain(x)), *y4 = om__keep(&s, ns == 1 ? om_unsqueeze(y, 2) : om_tensor_retain(y));
   if (!x4 || !y4) return om__scope_end(&s), NULL;
-  int64_t N = x4->shape[0], C = x4->shape[1], H = x4->shape[2], W = x4->shape[3], out[2] = {y4->shape[2], y4->shape[3]}, pads[4];
-  for (int d = 0; d < 2; d++) {
-    int64_t reach = (out[d] - 1) * sp.stride[d] + (sp.kernel[d] - 1) * sp.dilation[d] + 1 - sp.pad[d] - x4->shape[2 + d];
-    pads[2 * (1 - d)] = sp.pad[d], pads[2 * (1 - d) + 1] = reach > 0 ? reach : 0;
+  int64_t N = x4->shape[0], C = x4->shape[1], plane = 1, taps = 1, out[3], pads[6], unit[5] = {N, C, 1, 1, 1};
+  for (int d = 0; d < nd; d++) {
+    int64_t reach = (y4->shape[2 + d] - 1) * sp.stride[d] + (sp.kernel[d] - 1) * sp.dilation[d] + 1 - sp.pad[d] - x4->shape[2 + d];
+    pads[2 * (nd - 1 - d)] = sp.pad[d], pads[2 * (nd - 1 - d) + 1] = reach > 0 ? reach : 0;
+    out[d] = y4->shape[2 + d], plane *= x4->shape[2 + d], taps *= sp.kernel[d];
   }
-  om_tensor *base = om__keep(&s, om_reshape(om__keep(&s, om_arange(0, (double)(N * C * H * W), (double)(H * W), OM_INT64)), (int64_t[]){N, C, 1, 1}, 4));
-  om_tensor *inner = om__keep(&s, om_reshape(om__keep(&s, om_arange(0, (double)(H * W), 1, OM_INT64)), storage ? (int64_t[]){W, H} : (int64_t[]){H, W}, 2));
+  int64_t H = x4->shape[2], W = x4->shape[3];
+  om_tensor *base = om__keep(&s, om_reshape(om__keep(&s, om_arange(0, (double)(N * C * plane), (double)plane, OM_INT64)), unit, 2 + nd));
+  om_tensor *inner = om__keep(&s, om_reshape(om__keep(&s, om_arange(0, (double)plane, 1, OM_INT64)), storage ? (int64_t[]){W, H} : x4->shape + 2, nd));
   om_tensor *pos = inner ? om__keep(&s, om_add(base, storage ? om__keep(&s, om_transpose(inner, 0, 1)) : inner)) : NULL;
-  om_tensor *xp = om__keep(&s, om_pad(x4, pads, 4, OM_PAD_CONSTANT, -INFINITY)), *pp = pos ? om__keep(&s, om_pad(pos, pads, 4, OM_PAD_CONSTANT, -1)) : NULL;
+  om_tensor *xp = om__keep(&s, om_pad(x4, pads, 2 * nd, OM_PAD_CONSTANT, -INFINITY)), *pp = pos ? om__keep(&s, om_pad(pos, pads, 2 * nd, OM_PAD_CONSTANT, -1)) : NULL;
   om_tensor *idx = NULL;
-  for (int64_t tap = sp.kernel[0] * sp.kernel[1] - 1; xp && pp && tap >= 0; tap--) {
+  for (int64_t tap = taps - 1; xp && pp && tap >= 0; tap--) {
     om_scope t = {0}; /* this tap's */
     om_tensor *at[2] = {xp, pp};
     for (int k = 0; k < 2; k++)
-      for (int d = 0; d < 2 && at[k]; d++) {
-        int64_t from = (d ? tap % sp.kernel[1] : tap / sp.kernel[1]) * sp.dilation[d];
-        at[k] = om__keep(&t, om_slice(at[k], 2 + d, from, from + (out[d] - 1) * sp.stride[d] + 1, sp.stride[d]));
+      for (int64_t d = nd - 1, rest = tap; d >= 0 && at[k]; rest /= sp.kernel[d], d--) { /* the tap's offset along d: a mixed radix digit */
+        int64_t from = rest % sp.kernel[d] * sp.dilation[d];
+        at[k] = om__keep(&t, om_slice(at[k], 2 + (int)d, from, from + (out[d] - 1) * sp.stride[d] + 1, sp.stride[d]));
       }
     om_tensor *hit = at[0] && at[1] ? om__keep(&t, om_eq(at[0], y4)) : NULL;
     om_tensor *next = !hit ? NULL : idx ? om_where(hit, at[1], idx) : om_tensor_retain(at[1]);
@@ -5513,7 +5517,7 @@ static const om_onnx_rule rules[] = {
     {"MatMul", 2, 2, 1, "", bind_matmul, "matmul; fast mode: the last product of an attention (MatMul, Mul or Div by a constant, Add or Where of a mask, Softmax, MatMul, each read once) is the attention op, with no score matrix (src/runtime/passes.c)"},
     {"MatMulInteger", 2, 4, 1, "", bind_matmul_integer, "(A - a_zero_point) (B - b_zero_point) exactly: float32 matmuls of 256-long chunks of K (exact sums), cast to int64 and added"},
     {"Max", 1, MANY, 1, "", bind_max, "maximum, pairwise (UINT64 as Less)"},
-    {"MaxPool", 1, 1, 2, "auto_pad:s ceil_mode:i dilations:I kernel_shape!I pads:I storage_order:i strides:I", bind_max_pool, "max_pool2d, max_pool3d (1-D as 2-D; pads as AveragePool, -inf padded first above half the kernel; a window larger than the padded input: empty, of ONNX's length 0); Indices (1 or 2 spatial axes): per window tap, last to first, where(eq(tap, y), its position, the later ones')"},
+    {"MaxPool", 1, 1, 2, "auto_pad:s ceil_mode:i dilations:I kernel_shape!I pads:I storage_order:i strides:I", bind_max_pool, "max_pool2d, max_pool3d (1-D as 2-D; pads as AveragePool, -inf padded first above half the kernel; a window larger than the padded input: empty, of ONNX's length 0); Indices (1 to 3 spatial axes): per window tap, last to first, where(eq(tap, y), its position, the later ones')"},
     {"MaxUnpool", 2, 3, 1, "kernel_shape!I pads:I strides:I", bind_max_unpool, "scatter_add of the values at their indices into zeros, divided by the count of each (pads, strides; an output_shape other than the default refused: ONNX's reference and onnxruntime read the indices differently)"},
     {"Mean", 1, MANY, 1, "", bind_mean, "add pairwise, then scale"},
     {"MeanVarianceNormalization", 1, 1, 1, "axes:I", bind_mvn, "(x - mean) / (sqrt(mean(x x) - mean^2) + 1e-9), ONNX's function"},

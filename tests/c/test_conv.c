@@ -323,6 +323,38 @@ TEST(adaptive_max_pool_values) {
   om__release_all((om_tensor *[]){x, i, y, g, gx, v, j, z, u, c, w, n}, 12);
 }
 
+/* max_pool2d_indices beside max_pool2d (ties keep the first place; a padding-only window gets
+ * PyTorch's place past the input), and max_unpool: the later value of a place stays, and only it
+ * gets the gradient; its errors. */
+TEST(max_pool_indices_and_unpool) {
+  om_tensor *x = TF(SHAPE(1, 1, 2, 4), 1, 7, 7, 2, 3, 0, 5, 9);
+  om_tensor *i = om_max_pool2d_indices(x, (int64_t[]){2, 2}, NULL, NULL, NULL, false);
+  CHECK_VALUES(i, SHAPE(1, 1, 1, 2), 0, 1, 7);
+  om_tensor *one = TF(SHAPE(1, 1, 1, 1), 4);
+  om_tensor *d = om_max_pool2d_indices(one, (int64_t[]){1, 2}, NULL, (int64_t[]){0, 1}, (int64_t[]){1, 2}, false);
+  CHECK_VALUES(d, SHAPE(1, 1, 1, 1), 0, 1); /* taps -1 and 1 of a width of 1: the start -1 moved by the dilation */
+  om_tensor *v3 = om_reshape(x, (int64_t[]){1, 1, 2, 2, 2}, 5), *i3 = om_max_pool3d_indices(v3, (int64_t[]){2, 1, 2}, NULL, NULL, NULL, false);
+  CHECK_VALUES(i3, SHAPE(1, 1, 1, 2, 1), 0, 1, 7);
+  om_tensor *u = TF(SHAPE(1, 1, 4), 0.5, -1, 2, 0.25), *places = om_from_data((int64_t[]){3, 0, 3, 1}, (int64_t[]){1, 1, 4}, 3, OM_INT64);
+  om_tensor_set_requires_grad(u, true);
+  om_tensor *y = om_max_unpool(u, places, (int64_t[]){5}, 1), *g = TF(SHAPE(1, 1, 5), 1, 2, 3, 4, 5);
+  CHECK_VALUES(y, SHAPE(1, 1, 5), 0, -1, 0.25, 0, 2, 0);
+  CHECK(y && om_backward(y, g));
+  om_tensor *gu = om_tensor_grad(u);
+  CHECK_VALUES(gu, SHAPE(1, 1, 4), 0, 0, 1, 4, 2); /* the first value at 3 was written over: 0 */
+  CHECK_ERROR(om_max_unpool(u, places, (int64_t[]){0}, 1) != NULL, OM_ERR_INVALID_ARGUMENT, "max_unpool: output size must be positive, got 0");
+  CHECK_ERROR(om_max_unpool(u, places, (int64_t[]){3}, 1) != NULL, OM_ERR_INDEX_OUT_OF_RANGE, "max_unpool: index 3 (element 2 of plane 0) is outside the output plane of 3 elements");
+  CHECK_ERROR(om_max_unpool(x, i, (int64_t[]){1 << 21, 1 << 21}, 2) != NULL, OM_ERR_SHAPE_MISMATCH, "max_unpool: indices [1,1,1,2] must have the input's shape [1,1,2,4]");
+  om_tensor *big = om_zeros((int64_t[]){1, 1, 1, 2}, 4, OM_FLOAT32);
+  CHECK_ERROR(om_max_unpool(big, i, (int64_t[]){1 << 21, 1 << 21}, 2) != NULL, OM_ERR_INVALID_ARGUMENT, "max_unpool: an output plane of more than 2^40 elements");
+  CHECK_ERROR(om_max_unpool(big, i, (int64_t[]){4}, 1) != NULL, OM_ERR_INVALID_ARGUMENT, "max_unpool: takes the output size (2 integers for input [1,1,1,2]), got 1");
+  CHECK_ERROR(om_max_unpool(big, i, (int64_t[]){4, 4, 4, 4}, 4) != NULL, OM_ERR_INVALID_ARGUMENT, "max_unpool: takes 1 to 3 output sizes, got 4");
+  CHECK_ERROR(om_max_unpool(big, i, NULL, 2) != NULL, OM_ERR_INVALID_ARGUMENT, "max_unpool: takes 1 to 3 output sizes, got 0");
+  CHECK_ERROR(om_max_unpool(i, i, (int64_t[]){4, 4}, 2) != NULL, OM_ERR_DTYPE_MISMATCH, "max_unpool: takes float32, not int64");
+  CHECK_ERROR(om_max_unpool(big, big, (int64_t[]){4, 4}, 2) != NULL, OM_ERR_DTYPE_MISMATCH, "max_unpool: indices must be int64, not float32");
+  om__release_all((om_tensor *[]){x, i, one, d, v3, i3, u, places, y, g, gu, big}, 12);
+}
+
 TEST(conv_transpose2d_hand_computed) {
   /* stride 2 with a 2x2 kernel of ones copies each input into its own 2x2 block */
   om_tensor *x = TF(SHAPE(1, 1, 2, 2), 1, 2, 3, 4), *w = om_ones((int64_t[]){1, 1, 2, 2}, 4, OM_FLOAT32);
@@ -647,6 +679,7 @@ int main(void) {
   RUN(unfold_and_fold);
   RUN(conv_errors);
   RUN(pool_errors);
+  RUN(max_pool_indices_and_unpool);
   RUN(trace_lowering);
   TEST_MAIN_END();
 }

@@ -1038,7 +1038,7 @@ describe('BatchNormalization in training mode, MaxPool\'s Indices', () => {
       }
     }
   });
-  test('MaxPool Indices: pads, strides, dilations, ceil_mode, storage_order, 1-D and 2-D, ties', async () => {
+  test('MaxPool Indices: pads, strides, dilations, ceil_mode, storage_order, 1-D to 3-D, ties', async () => {
     const tied = { type: 'float32', dims: [1, 2, 4, 4], data: Float32Array.from({ length: 32 }, (_, k) => (k % 3 === 0 ? 1 : k % 5)) };
     const cases = [
       [{ kernel_shape: [2, 2] }, [[1, 2, 4, 4], [2, 3, 5, 7]]],
@@ -1046,12 +1046,13 @@ describe('BatchNormalization in training mode, MaxPool\'s Indices', () => {
       [{ kernel_shape: [2, 3], pads: [0, 1, 1, 0], storage_order: 1 }, [[1, 2, 4, 5], [1, 1, 3, 3]]],
       [{ kernel_shape: [2, 2], dilations: [2, 1], ceil_mode: 1, strides: [2, 2] }, [[1, 1, 7, 6], [2, 1, 5, 5]]],
       [{ kernel_shape: [3], pads: [1, 2], strides: [2] }, [[1, 2, 9], [3, 1, 4]]],
+      [{ kernel_shape: [2, 3, 2], pads: [1, 0, 1, 0, 1, 1], strides: [2, 1, 2], dilations: [1, 1, 2] }, [[1, 2, 4, 5, 6], [2, 1, 3, 4, 5]]],
     ];
     for (const [ints, sizes] of cases) {
       await agree({ node: { op: 'MaxPool', ints }, feeds: sizes.map((dims) => ({ x: F(dims) })), outputs: ['y', 'i'], types: { i: 'int64' } });
     }
     await agree({ node: { op: 'MaxPool', ints: { kernel_shape: [2, 2], strides: [1, 1] } }, feeds: [{ x: tied }], outputs: ['y', 'i'], types: { i: 'int64' } });
-    await refuses({ node: { op: 'MaxPool', ints: { kernel_shape: [2, 2, 2] } }, feed: { x: F([1, 1, 3, 3, 3]) }, outputs: ['y', 'i'] }, 'Unsupported', /^n \(MaxPool\): the Indices output over 3 spatial axes is not supported/);
+    await refuses({ node: { op: 'MaxPool', ints: { kernel_shape: [2, 2, 2], storage_order: 1 } }, feed: { x: F([1, 1, 3, 3, 3]) }, outputs: ['y', 'i'] }, 'Unsupported', /^n \(MaxPool\): the Indices output with storage_order 1 over 3 spatial axes is not supported/);
     await refuses({ node: { op: 'BatchNormalization', ints: { training_mode: 1 } }, feed: { x: F([3]), s: F([3]), b: F([3]), m: F([3]), v: F([3]) } }, 'ShapeMismatch', /^n \(BatchNormalization\): the input needs 2 or more dims \[N, C, \.\.\.\]/);
   });
 });

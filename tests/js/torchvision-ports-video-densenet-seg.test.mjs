@@ -134,7 +134,7 @@ describe('conv3d, conv_transpose3d and the 3-D pools against PyTorch', () => {
     throwsKind(() => F().avgPool3d(om.ones([1, 2, 0, 4, 4]), 2), 'ShapeMismatch',
       /^avgPool3d: input \[1,2,0,4,4\] has an empty channel, depth, height or width dim \(only the batch may be 0, as PyTorch\)$/);
     throwsKind(() => F().maxPool3d(om.ones([1, 2, 3, 4, 4], { dtype: 'int64' }), 2), 'DtypeMismatch', /^maxPool3d: takes float32, not int64$/);
-    throwsKind(() => F().maxPool3d(x, 2, { returnIndices: true }), 'InvalidArgument', /^maxPool3d: returnIndices is not supported$/);
+    throwsKind(() => F().maxPool3d(x, 2, { returnIndices: 1 }), 'InvalidArgument', /^maxPool3d: returnIndices must be a boolean, got 1$/);
     throwsKind(() => F().avgPool3d(x, 2, { divisorOverride: 3 }), 'InvalidArgument', /^avgPool3d: divisorOverride is not supported$/);
     throwsKind(() => F().avgPool3d(x, [2, 2]), 'InvalidArgument', /avgPool3d: kernelSize must be an integer or 3 integers, got 2/);
     throwsKind(() => F().adaptiveAvgPool3d(x, [2, 2]), 'InvalidArgument', /^adaptiveAvgPool3d: outputSize must be an integer or 3 of them, got 2$/);

@@ -334,6 +334,13 @@ const c2 = new om.nn.Conv2d(1, 6, 5, { padding: 2 });
 const c1 = new om.nn.Conv1d(4, 8, 3, { stride: 2, bias: false, padding: 'same' });
 const ctr = new om.nn.ConvTranspose2d(6, 3, [3, 2], { stride: 2, outputPadding: [1, 0], groups: 3 });
 const pooled: Tensor = new om.nn.MaxPool2d(2, { ceilMode: true }).forward(c2.forward(cimg).relu());
+const [pooledValues, pooledAt]: [Tensor, Tensor] = new om.nn.MaxPool2d(2, { returnIndices: true }).forward(cimg);
+const unpooled: Tensor = new om.nn.MaxUnpool2d(2).forward(pooledValues, pooledAt, [8, 8]);
+const [v1d, i1d]: [Tensor, Tensor] = om.nn.functional.maxPool1d(cimg.flatten(2), 2, { returnIndices: true });
+const unpooled1d: Tensor = om.nn.functional.maxUnpool1d(v1d, i1d, 2, { stride: 2 });
+const ct1 = new om.nn.ConvTranspose1d(4, 6, 3, { stride: 2, outputPadding: 1, groups: 2 });
+const ct1named = new om.nn.ConvTranspose1d(4, 6, { kernelSize: 3, bias: false });
+const up1d: Tensor = om.nn.functional.convTranspose1d(ct1.forward(om.zeros([1, 4, 5])), ct1named.weight.transpose(0, 1), { padding: 1 });
 const avg: Tensor = new om.nn.AvgPool2d([2, 2], { countIncludePad: false }).forward(pooled);
 const ad: Tensor = new om.nn.AdaptiveAvgPool2d([1, null]).forward(ctr.forward(pooled));
 const ks: number[] = c2.kernelSize;
@@ -348,9 +355,10 @@ const fs: Tensor[] = [
 ];
 // @ts-expect-error: padding is a size or 'valid' / 'same'
 F.conv2d(cimg, c2.weight, null, { padding: 'full' });
-// @ts-expect-error: returnIndices is not supported
-F.maxPool2d(cimg, 2, { returnIndices: true });
-void [avg, ad, ks, fs];
+// @ts-expect-error: with returnIndices the result is [values, indices], not a Tensor
+const notOne: Tensor = F.maxPool2d(cimg, 2, { returnIndices: true });
+const grid: Tensor = om.nn.functional.gridSample(cimg, om.nn.functional.affineGrid(om.zeros([2, 2, 3]), [2, 1, 4, 4], { alignCorners: true }), { mode: 'nearest', paddingMode: 'reflection' });
+void [avg, ad, ks, fs, unpooled, unpooled1d, notOne, up1d, grid];
 for (const m of [c2, c1, ctr]) m.dispose();
 // 3-D: clips [N, C, T, H, W]
 const clip = om.zeros([1, 3, 4, 8, 8]);

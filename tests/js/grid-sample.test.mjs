@@ -1,0 +1,74 @@
+// F.gridSample against PyTorch (tests/js/fixtures/pytorch/ops/grid_sample.json, written by
+// tools/pytorch_conv_grid.py): modes bilinear and nearest, padding zeros, border and reflection,
+// alignCorners both ways, points outside the input; the gradients to the input and the grid
+// (PyTorch's and finite differences); argument errors; traced and run in onnxruntime-web and the
+// Session with a symbolic batch, affineGrid feeding it (a spatial transformer's sampler).
+import { test, describe } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import * as om from 'onemodel';
+import { memoryHooks, throwsKind, withTraced, checkPyTorchCase, gradcheck } from './helpers.mjs';
+
+memoryHooks();
+const F = () => om.nn.functional;
+const FIXTURE = JSON.parse(readFileSync(new URL('./fixtures/pytorch/ops/grid_sample.json', import.meta.url), 'utf8'));
+
+describe('gridSample against PyTorch', () => {
+  for (const [k, c] of FIXTURE.cases.entries()) {
+    test(`${JSON.stringify(c.args)} (case ${k})`, () => om.tidy(() => checkPyTorchCase(c, (xs) => F().gridSample(xs[0], xs[1], c.args), { value: 1e-5, grad: 1e-4 })));
+  }
+
+  test('nearest: the grid gets no gradient (PyTorch\'s is zeros), the input its picked points\' ', () => om.tidy(() => {
+    const x = om.randn([1, 1, 3, 3], { seed: 6 }), grid = om.tensor([-1, -1, 0.1, 0.05, 2, 0], { shape: [1, 1, 3, 2] });
+    x.requiresGrad = true;
+    grid.requiresGrad = true;
+    F().gridSample(x, grid, { mode: 'nearest', alignCorners: true }).sum().backward();
+    assert.equal(grid.grad, null);
+    assert.deepEqual(Array.from(x.grad.toArray()), [1, 0, 0, 0, 1, 0, 0, 0, 0]); // (0, 0), (1, 1); (3, 1) lies outside
+  }));
+
+  test('gradients by finite differences (points away from the cells\' edges)', () => om.tidy(() => {
+    const x = () => om.randn([1, 2, 3, 4], { seed: 1 }); // fresh leaves: gradcheck reads each one's .grad
+    const grid = () => om.tensor([-0.61, 0.23, 0.37, -0.52, 0.84, 0.71, -0.28, -0.93, 1.17, 0.13, -1.21, 0.48], { shape: [1, 2, 3, 2] });
+    for (const paddingMode of ['zeros', 'border', 'reflection']) {
+      gradcheck((a, g) => F().gridSample(a, g, { paddingMode }), x(), grid());
+      const fixed = grid();
+      gradcheck((a) => F().gridSample(a, fixed, { mode: 'nearest', paddingMode, alignCorners: true }), x());
+    }
+  }));
+
+  test('argument errors', () => om.tidy(() => {
+    const x = om.randn([2, 3, 4, 5], { seed: 2 }), grid = om.zeros([2, 3, 3, 2]);
+    throwsKind(() => F().gridSample(x, grid, { mode: 'bicubic' }), 'InvalidArgument', /^gridSample: mode must be 'bilinear' or 'nearest' \('bicubic' is not supported\), got a string \("bicubic"\)/);
+    throwsKind(() => F().gridSample(x, grid, { paddingMode: 'circular' }), 'InvalidArgument', /^gridSample: paddingMode must be 'zeros', 'border' or 'reflection'/);
+    throwsKind(() => F().gridSample(x, grid, { alignCorners: 'no' }), 'InvalidArgument', /^gridSample: alignCorners must be a boolean/);
+    throwsKind(() => F().gridSample(x, grid, { align: true }), 'InvalidArgument', /^gridSample: unknown option 'align'/);
+    throwsKind(() => F().gridSample(x, om.zeros([2, 3, 3, 3])), 'InvalidArgument', /^gridSample: takes float32 input \[N, C, H, W\] and grid \[N, Ho, Wo, 2\] \(4-D input only\), got \[2,3,4,5\] float32 and \[2,3,3,3\] float32/);
+    throwsKind(() => F().gridSample(x.unsqueeze(2), grid), 'InvalidArgument', /^gridSample: takes float32 input/);
+    throwsKind(() => F().gridSample(x, om.zeros([1, 3, 3, 2])), 'InvalidArgument', /^gridSample: takes float32 input/);
+  }));
+});
+
+describe('traced, run in onnxruntime-web and the Session', () => {
+  test('gridSample in each mode and padding with a symbolic batch; affineGrid feeding it', () => withTraced((keep, trace) => {
+    const grid = om.rand([2, 3, 4, 2], { seed: 3 }).mul(2.6).sub(1.3);
+    for (const mode of ['bilinear', 'nearest']) {
+      for (const paddingMode of ['zeros', 'border', 'reflection']) {
+        trace((x, g) => F().gridSample(x, g, { mode, paddingMode, alignCorners: paddingMode === 'border' }), {
+          x: [om.randn([2, 3, 5, 6], { seed: 4 }), ['N', null, null, null]], g: [grid, ['N', null, null, null]],
+        });
+      }
+    }
+    trace((x, g) => F().gridSample(x, g, { paddingMode: 'reflection' }), { // the grid's sizes symbolic too
+      x: [om.randn([2, 3, 5, 6], { seed: 6 }), ['N', null, null, null]], g: [grid, ['N', 'Ho', 'Wo', null]],
+    });
+    // the input's H and W are numbers in the sampler's math (clamps, the places' row length): a
+    // symbolic one is refused, not baked in
+    assert.throws(() => om.trace((x, g) => F().gridSample(x, g), { x: [om.randn([2, 3, 5, 6], { seed: 4 }), ['N', null, 'H', 'W']], g: [grid, ['N', null, null, null]] }),
+      (e) => e instanceof om.TraceError && e.kind === 'SymbolicShape' && /float argument computed from a size cannot be written in the graph/.test(e.message));
+    const theta = om.tensor([0.9, -0.2, 0.1, 0.3, 1.1, -0.05], { shape: [1, 2, 3] });
+    trace((x) => F().gridSample(x, F().affineGrid(theta.expand([x.shape[0], 2, 3]), [x.shape[0], 3, 4, 4])), {
+      x: [om.randn([2, 3, 5, 6], { seed: 5 }), ['N', null, null, null]],
+    });
+  }));
+});
