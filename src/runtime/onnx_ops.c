@@ -1101,6 +1101,9 @@ static bool reduce(om_bind *b, reduction how) {
     if (!wrap(b, axes[k], x->ndim, &a)) return false;
     on[a] = true;
   }
+  if (n > 0) /* one axis named twice is reduced once, as ONNX's shape inference and onnxruntime take it */
+    for (int a = n = 0; a < x->ndim; a++)
+      if (on[a]) axes[n++] = a;
   for (int a = 0; !n && a < x->ndim; a++) on[a] = true;
   if ((how == R_MAX || how == R_MIN) && x->dtype == OM_FLOAT32 && !om_tensor_numel(x)) { /* over nothing: the identity, -inf or inf */
     bool empty = false;
