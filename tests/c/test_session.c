@@ -519,7 +519,7 @@ static void runs_refused(const pb *m, om_error_kind kind, const char *msg) {
 TEST(rules_refuse_what_they_do_not_take) {
   struct { const char *op, *attr, *s; int64_t i; om_error_kind kind; bool create; const char *msg; } cases[] = {
       {"Cast", "to", NULL, 14, OM_ERR_UNSUPPORTED, false, "Cast (Cast): to 14 is not a supported type"},
-      {"Gelu", "approximate", "erf", 0, OM_ERR_UNSUPPORTED, false, "Gelu (Gelu): approximate other than 'none' or 'tanh' is not supported"},
+      {"Gelu", "approximate", "erf", 0, OM_ERR_FORMAT, true, "session: node 'Gelu' (Gelu): attribute approximate is 'erf', which ONNX does not define (none|tanh)"},
       {"Gelu", "approximate", NULL, 1, OM_ERR_FORMAT, true, "session: node 'Gelu' (Gelu): attribute approximate must be a string, it is an int"},
       {"Elu", "alpha", "one", 0, OM_ERR_FORMAT, true, "session: node 'Elu' (Elu): attribute alpha must be a float, it is a string"},
       {"Softmax", "axis", NULL, 5, OM_ERR_FORMAT, true, "session: node 'Softmax' (Softmax) fails at every size the graph's inputs declare: axis 5 is outside [-2, 1] for an input of rank 2"},
@@ -538,11 +538,11 @@ TEST(rules_refuse_what_they_do_not_take) {
   }
 }
 
-/* ScatterND (data x, indices i, updates x) refuses a reduction ONNX does not define, indices
- * without a last axis to index by, and updates of another shape than the reductions need. */
+/* ScatterND (data x, indices i, updates x) refuses a reduction ONNX does not define (at create,
+ * as the op table's list of the values: op_table_attributes_mutated), indices without a last axis
+ * to index by, and updates of another shape than the reductions need. */
 TEST(scatter_nd_refuses_what_onnx_does_not_define) {
   struct { int64_t dims[2]; const char *reduction; om_error_kind kind; const char *msg; } cases[] = {
-      {{1, 1}, "avg", OM_ERR_FORMAT, "ScatterND (ScatterND): reduction 'avg' (none, add, mul, max or min)"},
       {{2, 0}, "none", OM_ERR_FORMAT, "ScatterND (ScatterND): indices must end in an axis of 1 to data's 2 dims, not 0"},
       {{1, 1}, "max", OM_ERR_SHAPE_MISMATCH, "ScatterND (ScatterND): updates must be indices' shape without its last axis, then data's axes after the 1 indexed"},
   };
@@ -997,17 +997,18 @@ TEST(op_table_attributes_mutated) {
     const char *op = ml ? row->op_type + 11 : row->op_type;
     const char *ins[8] = {0};
     for (int i = 0; i < row->min_in && i < 8; i++) ins[i] = "x";
-    char names[32][48], types[32];
+    char names[32][48], types[32], values[32][160];
     bool required[32];
     int n_attrs = 0;
     for (const char *p = row->attrs; *p && n_attrs < 32; n_attrs++) { /* the row's list, as tests read it */
-      size_t len = strcspn(p, ":!");
+      size_t len = strcspn(p, ":!"), vlen = p[len + 2] == '=' ? strcspn(p + len + 3, " ") : 0;
       snprintf(names[n_attrs], sizeof names[n_attrs], "%.*s", (int)len, p);
+      snprintf(values[n_attrs], sizeof values[n_attrs], "%.*s", (int)vlen, p + len + 3); /* a string's values ONNX defines, '|' between */
       required[n_attrs] = p[len] == '!', types[n_attrs] = p[len + 1];
-      p += len + 2;
+      p += len + 2 + (vlen ? vlen + 1 : 0);
       while (*p == ' ') p++;
     }
-    char msg[160];
+    char msg[512];
     for (int a = 0; a <= n_attrs; a++) { /* a listed attribute of another type; a == n_attrs: a name not listed */
       pb n = {0};
       for (int i = 0; i < row->min_in && i < 8; i++) pb_str(&n, 1, ins[i]);
@@ -1019,6 +1020,29 @@ TEST(op_table_attributes_mutated) {
       pb m = model20(&n, ml);
       if (row->min_in > 8) continue;
       CHECK_ERROR(opens(&m), OM_ERR_FORMAT, msg);
+    }
+    for (int a = 0; a < n_attrs && row->min_in <= 8; a++) { /* a string outside the values ONNX defines; each of them taken at create */
+      if (!values[a][0]) continue;
+      pb n = {0};
+      for (int i = 0; i < row->min_in; i++) pb_str(&n, 1, ins[i]);
+      pb_str(&n, 2, "y"), pb_str(&n, 3, "node"), pb_str(&n, 4, op);
+      attr_str(&n, names[a], "Nearest");
+      snprintf(msg, sizeof msg, "session: node 'node' (%s): attribute %.47s is 'Nearest', which ONNX does not define (%.159s)", row->op_type, names[a], values[a]);
+      pb m = model20(&n, ml);
+      CHECK_ERROR(opens(&m), OM_ERR_FORMAT, msg);
+      for (const char *v = values[a]; *v; v += strcspn(v, "|"), v += *v == '|') {
+        char one[48];
+        snprintf(one, sizeof one, "%.*s", (int)strcspn(v, "|"), v);
+        pb ok = {0};
+        for (int i = 0; i < row->min_in; i++) pb_str(&ok, 1, ins[i]);
+        pb_str(&ok, 2, "y"), pb_str(&ok, 3, "node"), pb_str(&ok, 4, op);
+        attr_str(&ok, names[a], one);
+        pb mo = model20(&ok, ml);
+        om_clear_error();
+        om_session *s = om_session_open(mo.b, mo.n, NULL); /* a required attribute left out may refuse it, never the value */
+        if (!s && strstr(om_last_error_message(), "which ONNX does not define")) FAILED("%s: %s '%s' refused: %s", row->op_type, names[a], one, om_last_error_message());
+        om_session_release(s);
+      }
     }
     for (int a = 0; a < n_attrs && row->min_in <= 8; a++) { /* a required one left out (the others given) */
       if (!required[a]) continue;
@@ -2288,7 +2312,7 @@ TEST(depth_to_space_and_space_to_depth) {
   pb odd[1] = {node_n("DepthToSpace", (const char *[]){"x", NULL, NULL}, "y", NULL)};
   attr_int(&odd[0], "blocksize", 2), attr_str(&odd[0], "mode", "XYZ");
   pb m2 = model_of(odd, 1, NULL, 0, (int64_t[]){N, C, H, W}, 4, NULL, 0);
-  CHECK_ERROR(run_graph(&m2, x4, &y, 1), OM_ERR_UNSUPPORTED, "DepthToSpace (DepthToSpace): a mode other than DCR and CRD is not supported");
+  CHECK_ERROR(run_graph(&m2, x4, &y, 1), OM_ERR_FORMAT, "session: node 'DepthToSpace' (DepthToSpace): attribute mode is 'XYZ', which ONNX does not define (DCR|CRD)");
   om__release_all((om_tensor *[]){x, x4}, 2);
 }
 

@@ -328,9 +328,9 @@ const selfContradicting = [
   { what: 'MaxPool of a window larger than its input', good: ['MaxPool', [1, 1, 2, 2], ['x'], [], { ints: { kernel_shape: [3, 3] } }, ['y', 'i']] },
 ];
 
-/** The bytes of a one-node graph [op, dims, inputs, inits, fields, outputs] (x's first size named n when symbolic). */
-const graphOf = ([op, dims, ins, inits, fields = {}, outs = ['y']], symbolic) =>
-  onnxBytes({ nodes: [{ op, inputs: ins, outputs: outs, name: 'bad', ...fields }], inputs: [{ name: 'x', dims: symbolic ? ['n', ...dims.slice(1)] : dims }], inits, outputs: outs });
+/** The bytes of a one-node graph [op, dims, inputs, inits, fields, outputs, opset] (x's first size named n when symbolic). */
+const graphOf = ([op, dims, ins, inits, fields = {}, outs = ['y'], opset = 17], symbolic) =>
+  onnxBytes({ nodes: [{ op, inputs: ins, outputs: outs, name: 'bad', ...fields }], inputs: [{ name: 'x', dims: symbolic ? ['n', ...dims.slice(1)] : dims }], inits, outputs: outs, opset });
 /** x of those dims, as the Session and onnxruntime-web take it. */
 function feedOf(dims) {
   const data = Float32Array.from({ length: dims.reduce((a, b) => a * b, 1) }, (_, k) => (k % 7) - 3);
@@ -415,6 +415,47 @@ test('symbolic sizes: a graph that fits at some size is made and runs there as o
     }
     await ortRefuses(bytes);
     await sessionRefuses(bytes, atEvery(why));
+  }
+});
+
+// String attributes outside the values ONNX defines for them: Format at create naming the node, the
+// attribute and the values (the op table lists them), at fixed sizes and with a symbol, where a rule
+// would meet them only when a plan reads it; onnxruntime-web refuses them at create too, but
+// Gelu's approximate and the reductions of ScatterElements and NegativeLogLikelihoodLoss (its
+// first run). { op, x's dims, inputs,
+// initializers, fields of the bad value, fields of a valid one, the values, ortAtCreate, opset }.
+const scales = { name: 's', dtype: 'float32', dims: [4], values: [1, 1, 2, 2] };
+const enumerated = [
+  ['MaxPool', [1, 1, 4, 4], ['x'], [], { ints: { kernel_shape: [2, 2] }, strings: { auto_pad: 'NOTWET' } }, { ints: { kernel_shape: [2, 2] }, strings: { auto_pad: 'SAME_UPPER' } },
+    'NOTSET\\|SAME_UPPER\\|SAME_LOWER\\|VALID', true],
+  ['Conv', [1, 1, 4, 4], ['x', 'w'], [f32('w', [1, 1, 2, 2])], { strings: { auto_pad: 'VALLID' } }, { strings: { auto_pad: 'VALID' } }, 'NOTSET\\|SAME_UPPER\\|SAME_LOWER\\|VALID', true],
+  ['Resize', [1, 1, 2, 2], ['x', '', 's'], [scales], { strings: { mode: 'lineOr' } }, { strings: { mode: 'linear' } },
+    'nearest\\|linear\\|cubic', true],
+  ['Resize', [1, 1, 2, 2], ['x', '', 's'], [scales], { strings: { nearest_mode: 'up' } }, { strings: { nearest_mode: 'floor' } },
+    'round_prefer_floor\\|round_prefer_ceil\\|floor\\|ceil', true],
+  ['LSTM', [2, 1, 2], ['x', 'w', 'r'], [f32('w', [1, 8, 2]), f32('r', [1, 8, 2])], { ints: { hidden_size: 2 }, strings: { direction: 'forwarN' } },
+    { ints: { hidden_size: 2 }, strings: { direction: 'reverse' } }, 'forward\\|reverse\\|bidirectional', true, ['y', 'h', 'c']],
+  ['Pad', [2, 2], ['x', 'p'], [i64('p', [4], [0, 1, 0, 1])], { strings: { mode: 'wrapp' } }, { strings: { mode: 'edge' } }, 'constant\\|reflect\\|edge\\|wrap', true],
+  ['GridSample', [1, 1, 2, 2], ['x', 'g'], [f32('g', [1, 2, 2, 2])], { strings: { mode: 'bilinearr' } }, { strings: { mode: 'bilinear' } },
+    'linear\\|nearest\\|cubic\\|bilinear\\|bicubic', true],
+  ['DepthToSpace', [1, 4, 1, 1], ['x'], [], { ints: { blocksize: 2 }, strings: { mode: 'dcr' } }, { ints: { blocksize: 2 }, strings: { mode: 'CRD' } }, 'DCR\\|CRD', true],
+  ['NegativeLogLikelihoodLoss', [2, 3], ['x', 't'], [i64('t', [2], [0, 2])], { strings: { reduction: 'max' } }, { strings: { reduction: 'sum' } }, 'none\\|sum\\|mean', false],
+  ['ScatterElements', [2, 3], ['x', 'i', 'u'], [i64('i', [1, 3], [0, 1, 0]), f32('u', [1, 3])], { strings: { reduction: 'adds' } }, { strings: { reduction: 'add' } },
+    'none\\|add\\|mul\\|max\\|min', false],
+  ['Gelu', [2, 3], ['x'], [], { strings: { approximate: 'tanhh' } }, { strings: { approximate: 'tanh' } }, 'none\\|tanh', false, ['y'], 20],
+];
+
+test('a string attribute outside the values ONNX defines (auto_pad, mode, direction, reduction, ...): Format at create, as onnxruntime-web refuses it; a value it defines runs as onnxruntime-web runs it', async () => {
+  for (const symbolic of [false, true]) {
+    for (const [op, dims, ins, inits, bad, good, values, ortAtCreate, outs = ['y'], opset = 17] of enumerated) {
+      const [name, value] = Object.entries(bad.strings).find(([k, v]) => good.strings[k] !== v);
+      const bytes = graphOf([op, dims, ins, inits, bad, outs, opset], symbolic);
+      const o = await ort.InferenceSession.create(bytes, { executionProviders: ['wasm'] }).catch(() => null);
+      assert.equal(o === null, ortAtCreate, `${op} ${name} '${value}': onnxruntime-web ${o ? 'made' : 'refused'} it at create`);
+      await o?.release();
+      await sessionRefuses(bytes, new RegExp(`^session: node 'bad' \\(${op}\\): attribute ${name} is '${value}', which ONNX does not define \\(${values}\\)$`));
+      await runsAsOnnxruntime(graphOf([op, dims, ins, inits, good, outs, opset], symbolic), dims, `${op} ${name} ${good.strings[name]}`);
+    }
   }
 });
 
