@@ -655,6 +655,71 @@ static void batch_norm(sctx *c, sshape *o) {
   }
 }
 
+/* A fixed size times a constant factor (>= 0), a symbol's kept by 1, else known only at run time. */
+static int64_t times_dim(int64_t d, int64_t f) {
+  int64_t p;
+  return f == 1 ? d : f == 0 ? 0 : d >= 0 && !__builtin_mul_overflow(d, f, &p) ? p : ANY;
+}
+
+/* Tile by constant repeats: one per axis (a negative one is the run's to refuse). */
+static void tile(sctx *c, sshape *o) {
+  const sshape *a = in(c, 0);
+  const om_tensor *t = const_of(c, 1);
+  int64_t reps[OM_MAX_DIMS];
+  int n;
+  o->type = a->type;
+  if (!a->known || !t || t->ndim != 1) return;
+  if (t->shape[0] != a->ndim) {
+    contradicts(c, "repeats has %lld values for an input of rank %d", (long long)t->shape[0], a->ndim);
+    return;
+  }
+  if (!const_ints(c, 1, reps, &n)) return;
+  for (int d = 0; d < n; d++)
+    if (reps[d] < 0) return;
+  *o = *a;
+  for (int d = 0; d < n; d++) o->d[d] = times_dim(a->d[d], reps[d]);
+}
+
+/* Pad by constant pads: two per axis (per axis of axes, input 3, when given); a fixed size grows by
+ * its two, a symbol's is known only at run time. */
+static void pad(sctx *c, sshape *o) {
+  const sshape *a = in(c, 0);
+  const om_tensor *t = const_of(c, 1), *axes = given(c, 3) ? const_of(c, 3) : NULL;
+  int64_t pads[2 * OM_MAX_DIMS];
+  o->type = a->type;
+  if (!a->known || !t || t->ndim != 1 || (given(c, 3) && (!axes || axes->ndim != 1))) return;
+  int64_t want = 2 * (axes ? axes->shape[0] : a->ndim);
+  if (t->shape[0] != want) {
+    contradicts(c, "pads has %lld values for %lld axes (two each)", (long long)t->shape[0], (long long)want / 2);
+    return;
+  }
+  if (axes || want > 2 * OM_MAX_DIMS) return; /* the axes' sizes: left to the run */
+  for (int k = 0; k < want; k++) pads[k] = int_at(t, k);
+  *o = *a;
+  for (int d = 0; d < a->ndim; d++) {
+    int64_t grown;
+    bool fits = a->d[d] >= 0 && !__builtin_add_overflow(a->d[d], pads[d], &grown) && !__builtin_add_overflow(grown, pads[a->ndim + d], &grown);
+    o->d[d] = fits && grown >= 0 ? grown : ANY;
+  }
+}
+
+/* TopK: the axis in range, a constant k (input 1) within a fixed size; the values and the int64
+ * indices (output 1, written here) of the input's shape with k along the axis. */
+static void top_k(sctx *c, sshape *o) {
+  const sshape *a = in(c, 0);
+  int64_t axis = attr_i(c, "axis", -1), k[OM_MAX_DIMS];
+  int n;
+  o->type = a->type;
+  if (!a->known || !axis_of(c, &axis, a->ndim, "axis") || !const_ints(c, 1, k, &n) || n != 1 || k[0] < 0) return;
+  if (a->d[axis] >= 0 && k[0] > a->d[axis]) {
+    contradicts(c, "k %lld is more than axis %lld's size %lld", (long long)k[0], (long long)axis, (long long)a->d[axis]);
+    return;
+  }
+  *o = *a;
+  o->d[axis] = k[0];
+  if (c->n->n_out > 1 && c->n->out[1] >= 0) c->v[c->n->out[1]] = *o, c->v[c->n->out[1]].type = 7; /* INT64 */
+}
+
 static void global_pool(sctx *c, sshape *o) {
   *o = *in(c, 0);
   for (int d = 2; o->known && d < o->ndim; d++) o->d[d] = 1;
@@ -680,13 +745,13 @@ static const srow rows[] = {
     {"GreaterOrEqual", compare}, {"Hardmax", softmax}, {"HardSigmoid", same}, {"HardSwish", same}, {"Identity", same},
     {"LeakyRelu", same}, {"Less", compare}, {"LessOrEqual", compare}, {"Log", same}, {"LogSoftmax", softmax}, {"MatMul", matmul},
     {"Max", broadcast}, {"MaxPool", windows}, {"Mean", broadcast}, {"Min", broadcast}, {"Mul", broadcast}, {"Neg", same},
-    {"NonZero", nonzero}, {"Not", same}, {"Or", compare}, {"Pow", broadcast}, {"PRelu", broadcast}, {"Reciprocal", same},
+    {"NonZero", nonzero}, {"Not", same}, {"Or", compare}, {"Pad", pad}, {"Pow", broadcast}, {"PRelu", broadcast}, {"Reciprocal", same},
     {"ReduceL1", reduction}, {"ReduceL2", reduction}, {"ReduceLogSum", reduction}, {"ReduceLogSumExp", reduction},
     {"ReduceMax", reduction}, {"ReduceMean", reduction}, {"ReduceMin", reduction}, {"ReduceProd", reduction},
     {"ReduceSum", reduction}, {"ReduceSumSquare", reduction}, {"Relu", same}, {"Reshape", reshape}, {"Round", same},
     {"Selu", same}, {"Sigmoid", same}, {"Sign", same}, {"Sin", same}, {"Slice", slice}, {"Softmax", softmax}, {"Softplus", same},
     {"Softsign", same}, {"Split", split}, {"Sqrt", same}, {"Squeeze", squeeze}, {"Sub", broadcast}, {"Sum", broadcast},
-    {"Tan", same}, {"Tanh", same}, {"Transpose", transpose}, {"Unsqueeze", unsqueeze}, {"Where", broadcast}, {"Xor", compare},
+    {"Tan", same}, {"Tanh", same}, {"Tile", tile}, {"TopK", top_k}, {"Transpose", transpose}, {"Unsqueeze", unsqueeze}, {"Where", broadcast}, {"Xor", compare},
 };
 
 static const srow *row_of(const char *op_type) {

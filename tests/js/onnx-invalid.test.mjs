@@ -324,6 +324,16 @@ const selfContradicting = [
   { what: 'BatchNormalization of a statistic of rank 2', bad: ['BatchNormalization', [1, 3, 2, 2], ['x', 's', 'b', 'm', 'v'], stats([3], [3], [3], [3, 1])],
     good: ['BatchNormalization', [1, 3, 2, 2], ['x', 's', 'b', 'm', 'v'], stats([3], [3], [3], [3])],
     fixed: invalidAt('ShapeMismatch', 'BatchNormalization', 'running_var has shape \\[3,1\\], expected \\[3\\]$'), symbolic: atEvery('input_var \\(input 4\\) has rank 2, not 1'), ortAtCreate: true },
+  { what: 'Tile by another count of repeats than axes', bad: ['Tile', [3, 2], ['x', 'r'], [i64('r', [3], [1, 2, 1])]], good: ['Tile', [3, 2], ['x', 'r'], [i64('r', [2], [2, 1])]],
+    fixed: invalidAt('Format', 'Tile', '3 repeats for 2 dims$'), symbolic: atEvery('repeats has 3 values for an input of rank 2'), ortAtCreate: true },
+  { what: 'Pad by another count of pads than two per axis', bad: ['Pad', [3, 2], ['x', 'p'], [i64('p', [2], [1, 1])]], good: ['Pad', [3, 2], ['x', 'p'], [i64('p', [4], [0, 1, 0, 1])]],
+    fixed: invalidAt('Format', 'Pad', '2 pads for 2 axes$'), symbolic: atEvery('pads has 2 values for 2 axes \\(two each\\)'), ortAtCreate: true },
+  { what: 'TopK along an axis past the rank', bad: ['TopK', [3, 4], ['x', 'k'], [i64('k', [1], [1])], { ints: { axis: 2 } }, ['y', 'i']],
+    good: ['TopK', [3, 4], ['x', 'k'], [i64('k', [1], [1])], { ints: { axis: -1 } }, ['y', 'i']],
+    fixed: invalidAt('IndexOutOfRange', 'TopK', 'axis 2 is out of range for 2 dims$'), symbolic: atEvery('axis 2 is outside \\[-2, 1\\] for an input of rank 2'), ortAtCreate: true },
+  { what: 'TopK of more than a fixed axis holds', bad: ['TopK', [3, 4], ['x', 'k'], [i64('k', [1], [5])], { ints: { axis: 1 } }, ['y', 'i']],
+    good: ['TopK', [3, 4], ['x', 'k'], [i64('k', [1], [4])], { ints: { axis: 1 } }, ['y', 'i']],
+    fixed: invalidAt('InvalidArgument', 'TopK', 'k \\(5\\) is out of range for dim 1 of size 4$'), symbolic: atEvery('k 5 is more than axis 1\'s size 4'), ortAtCreate: true },
   // a pool window larger than its input is no contradiction: ONNX's length is 0, and both give an empty result
   { what: 'MaxPool of a window larger than its input', good: ['MaxPool', [1, 1, 2, 2], ['x'], [], { ints: { kernel_shape: [3, 3] } }, ['y', 'i']] },
 ];
