@@ -77,8 +77,10 @@ typedef struct om_bind {
  * attrs lists each attribute as name, ':' (optional) or '!' (required), and its type: i INT, f FLOAT,
  * s STRING, t TENSOR, g GRAPH, I INTS, F FLOATS, S STRINGS, o one the reader keeps by name only
  * (SPARSE_TENSOR, TYPE_PROTO), u a TENSOR that may hold strings (the reader gives those as STRINGS);
- * space-separated, "" for none. The session checks every node against it when it is made (an
- * attribute not listed, of another type, or a required one missing: Format naming the node), as
+ * a string's letter may be followed by '=' and the values ONNX defines for it, '|' between them
+ * ("auto_pad:s=NOTSET|SAME_UPPER|SAME_LOWER|VALID"); space-separated, "" for none. The session
+ * checks every node against it when it is made (an attribute not listed, of another type, a
+ * string outside its values, or a required one missing: Format naming the node), as
  * ONNX's checker and onnxruntime do, so no rule reads an attribute a file misspelt as its default. */
 typedef struct om_onnx_rule {
   const char *op_type;

@@ -721,15 +721,43 @@ static const char *attr_type_name(char letter) {
   }
 }
 
-/* The entry of attribute name in a row's attrs: its type letter and whether it is required; false
- * when the row does not list it. */
-static bool attr_entry(const char *attrs, const char *name, char *letter, bool *required) {
+/* One entry of a row's attrs (src/runtime/onnx_ops.h): the attribute's name, whether it is
+ * required, its type letter, and for a string the values ONNX defines ('|' between them; NULL:
+ * any string). */
+typedef struct attr_spec {
+  const char *name, *values;
+  int name_len, values_len;
+  char letter;
+  bool required;
+} attr_spec;
+
+/* The entry at p (a well-formed row's) into e; returns where the next one starts (the NUL at the end). */
+static const char *next_attr(const char *p, attr_spec *e) {
+  const char *end = p + strcspn(p, ":!");
+  *e = (attr_spec){.name = p, .name_len = (int)(end - p), .required = *end == '!', .letter = end[1]};
+  p = end + 2;
+  if (*p == '=') e->values = p + 1, e->values_len = (int)strcspn(p + 1, " "), p += 1 + e->values_len;
+  while (*p == ' ') p++;
+  return p;
+}
+
+/* The entry of attribute name in a row's attrs; false when the row does not list it. */
+static bool attr_entry(const char *attrs, const char *name, attr_spec *e) {
   size_t len = strlen(name);
   for (const char *p = attrs; *p;) {
-    const char *end = p + strcspn(p, ":!");
-    if ((size_t)(end - p) == len && !memcmp(p, name, len)) return *letter = end[1], *required = *end == '!', true;
-    p = end + 2;
-    while (*p == ' ') p++;
+    p = next_attr(p, e);
+    if ((size_t)e->name_len == len && !memcmp(e->name, name, len)) return true;
+  }
+  return false;
+}
+
+/* Whether s is one of an entry's values ('|'-separated). */
+static bool value_listed(const attr_spec *e, const char *s) {
+  size_t len = strlen(s);
+  for (const char *v = e->values, *stop = e->values + e->values_len; v < stop;) {
+    size_t n = strcspn(v, "| ");
+    if (n == len && !memcmp(v, s, len)) return true;
+    v += n + (v[n] == '|');
   }
   return false;
 }
@@ -737,40 +765,39 @@ static bool attr_entry(const char *attrs, const char *name, char *letter, bool *
 /* Node n's attributes against its row's list, as ONNX's checker and onnxruntime check them when a
  * model is loaded: a name the op does not define (Relu's alpha, a misspelt kernel_shpe) would be
  * ignored and a wrong type read as the default, each a silent wrong answer, so both are refused
- * here, as is a required attribute left out. */
+ * here, as are a required attribute left out and a string outside the values ONNX defines for it
+ * (MaxPool's auto_pad 'NOTWET', which onnxruntime refuses when it loads the model, and which a
+ * rule would refuse only when a plan reads it). */
 static bool check_attrs(const om_gnode *n, const om_onnx_rule *rule) {
+  attr_spec e;
   for (int a = 0; a < n->n_attrs; a++) {
     const om_gattr *at = &n->attrs[a];
-    char letter = 0;
-    bool required = false;
     if (!*at->name) continue; /* OM_SCAN8_MARK: the version pass's, which no file can hold */
-    if (!attr_entry(rule->attrs, at->name, &letter, &required)) {
+    if (!attr_entry(rule->attrs, at->name, &e)) {
       char names[512] = "none"; /* the names the row lists, for the message */
       size_t w = 0;
       for (const char *p = rule->attrs; *p && w + 2 < sizeof names;) {
-        const char *end = p + strcspn(p, ":!");
-        w += (size_t)snprintf(names + w, sizeof names - w, "%s%.*s", w ? ", " : "", (int)(end - p), p);
-        p = end + 2;
-        while (*p == ' ') p++;
+        p = next_attr(p, &e);
+        w += (size_t)snprintf(names + w, sizeof names - w, "%s%.*s", w ? ", " : "", e.name_len, e.name);
       }
       return om__fail(OM_ERR_FORMAT, "session: node '%s' (%s) has attribute %s, which %s does not take (it takes %s)", n->name, n->op_type,
                       at->name, n->op_type, names);
     }
     char have = attr_letters[at->type];
-    if (have != letter && !(letter == 'u' && (have == 't' || have == 'S')))
+    if (have != e.letter && !(e.letter == 'u' && (have == 't' || have == 'S')))
       return om__fail(OM_ERR_FORMAT, "session: node '%s' (%s): attribute %s must be %s, it is %s", n->name, n->op_type, at->name,
-                      attr_type_name(letter), attr_type_name(have));
+                      attr_type_name(e.letter), attr_type_name(have));
+    if (e.values && !value_listed(&e, at->s))
+      return om__fail(OM_ERR_FORMAT, "session: node '%s' (%s): attribute %s is '%s', which ONNX does not define (%.*s)", n->name, n->op_type,
+                      at->name, at->s, e.values_len, e.values);
   }
   for (const char *p = rule->attrs; *p;) { /* the required ones */
-    const char *end = p + strcspn(p, ":!");
-    bool given = false;
-    for (int a = 0; !given && *end == '!' && a < n->n_attrs; a++)
-      given = strlen(n->attrs[a].name) == (size_t)(end - p) && !memcmp(n->attrs[a].name, p, (size_t)(end - p));
-    if (*end == '!' && !given)
-      return om__fail(OM_ERR_FORMAT, "session: node '%s' (%s) has no attribute %.*s, which %s requires", n->name, n->op_type, (int)(end - p), p,
+    p = next_attr(p, &e);
+    bool given = !e.required;
+    for (int a = 0; !given && a < n->n_attrs; a++) given = strlen(n->attrs[a].name) == (size_t)e.name_len && !memcmp(n->attrs[a].name, e.name, (size_t)e.name_len);
+    if (!given)
+      return om__fail(OM_ERR_FORMAT, "session: node '%s' (%s) has no attribute %.*s, which %s requires", n->name, n->op_type, e.name_len, e.name,
                       n->op_type);
-    p = end + 2;
-    while (*p == ' ') p++;
   }
   return true;
 }

@@ -68,14 +68,28 @@ static int64_t attr_i(const sctx *c, const char *name, int64_t def) {
   return a ? a->i : def;
 }
 
-/* The int64 initializer that input i is (its values, n of them, at most OM_MAX_DIMS), else false. */
-static bool const_ints(const sctx *c, int i, int64_t *v, int *n) {
+/* The int64 initializer that input i is, else NULL (borrowed). */
+static const om_tensor *const_of(const sctx *c, int i) {
   int id = i < c->n->n_in ? c->n->in[i] : -1;
   const om_gvalue *gv = id >= 0 ? &c->g->values.v[id] : NULL;
   const om_tensor *t = gv && gv->init >= 0 ? c->g->inits.v[gv->init].tensor : NULL;
-  if (!t || t->dtype != OM_INT64 || t->ndim > 1 || om_tensor_numel(t) > OM_MAX_DIMS) return false;
+  return t && t->dtype == OM_INT64 ? t : NULL;
+}
+
+/* Element k (row-major) of t, an int64 tensor, exactly: om__get_flat's double would round a value
+ * past 2^53, and INT64_MAX (an exporter's "to the end") to 2^63, which no int64 holds. */
+static int64_t int_at(const om_tensor *t, int64_t k) {
+  int64_t at = 0;
+  for (int d = t->ndim - 1; d >= 0; d--) at += k % t->shape[d] * t->strides[d], k /= t->shape[d];
+  return ((const int64_t *)om__data(t))[at];
+}
+
+/* The int64 initializer that input i is (its values, n of them, at most OM_MAX_DIMS), else false. */
+static bool const_ints(const sctx *c, int i, int64_t *v, int *n) {
+  const om_tensor *t = const_of(c, i);
+  if (!t || t->ndim > 1 || om_tensor_numel(t) > OM_MAX_DIMS) return false;
   *n = (int)om_tensor_numel(t);
-  for (int k = 0; k < *n; k++) v[k] = (int64_t)om__get_flat(t, k);
+  for (int k = 0; k < *n; k++) v[k] = int_at(t, k);
   return true;
 }
 
@@ -84,12 +98,19 @@ static bool axis_in(int64_t *axis, int ndim) {
   return *axis >= 0 && *axis < ndim;
 }
 
-/* axis (an attribute, for a known rank ndim) in range, made non-negative; else a contradiction. */
-static bool axis_of(sctx *c, int64_t *axis, int ndim, const char *name) {
+/* axis in range for a rank ndim, that of `whose` ("an input", "the result"), made non-negative;
+ * else a contradiction. */
+static bool axis_of_rank(sctx *c, int64_t *axis, int ndim, const char *name, const char *whose) {
   int64_t given = *axis;
   if (axis_in(axis, ndim)) return true;
-  contradicts(c, "%s %lld is outside [%d, %d] for an input of rank %d", name, (long long)given, -ndim, ndim - 1, ndim);
+  contradicts(c, "%s %lld is outside [%d, %d] for %s of rank %d", name, (long long)given, -ndim, ndim - 1, whose, ndim);
   return false;
+}
+
+/* axis (an attribute's or a constant input's, for a known rank ndim: the input's) in range, made
+ * non-negative; else a contradiction. */
+static bool axis_of(sctx *c, int64_t *axis, int ndim, const char *name) {
+  return axis_of_rank(c, axis, ndim, name, "an input");
 }
 
 /* Two dims that broadcast: what the run gives where it runs at all. */
@@ -103,7 +124,23 @@ static int64_t broadcast_dim(int64_t a, int64_t b) {
 /* Two dims that must be equal: the fixed one, else either. */
 static int64_t merge_dim(int64_t a, int64_t b) { return a >= 0 ? a : b; }
 
-static int64_t sum_dim(int64_t a, int64_t b) { return a >= 0 && b >= 0 ? a + b : ANY; }
+static int64_t sum_dim(int64_t a, int64_t b) {
+  int64_t s;
+  return a >= 0 && b >= 0 && !__builtin_add_overflow(a, b, &s) ? s : ANY;
+}
+
+/* s written out: a fixed size as itself, a symbol by name, a size known only at run time as '?'. */
+static void shape_str(const sctx *c, char *out, size_t cap, const sshape *s) {
+  size_t n = (size_t)snprintf(out, cap, "[");
+  for (int d = 0; d < s->ndim && n < cap; d++) {
+    const char *sep = d ? "," : "";
+    int64_t v = s->d[d];
+    n += (size_t)(v >= 0 ? snprintf(out + n, cap - n, "%s%lld", sep, (long long)v)
+                  : v == ANY ? snprintf(out + n, cap - n, "%s?", sep)
+                             : snprintf(out + n, cap - n, "%s%s", sep, c->syms[-2 - v]));
+  }
+  if (n < cap) snprintf(out + n, cap - n, "]");
+}
 
 /* ---- the rows ---- */
 
@@ -206,27 +243,94 @@ static int64_t product(const sshape *s, int from, int to) {
   for (int d = from; d < to; d++) {
     if (s->d[d] == 0) return 0;
     if (s->d[d] < 0) any = true;
-    else p *= s->d[d];
+    else if (__builtin_mul_overflow(p, s->d[d], &p)) any = true; /* declared sizes no run can have */
   }
   return any ? ANY : p;
 }
 
+/* An element count: a fixed factor times the symbols in sym (their codes, one per axis); false
+ * where a size is known only at run time or the factor overflows. */
+typedef struct count {
+  int64_t fixed;
+  int n;
+  int64_t sym[OM_MAX_DIMS];
+} count;
+
+static bool count_of(const int64_t *d, int ndim, int skip, count *k) {
+  *k = (count){.fixed = 1};
+  for (int j = 0; j < ndim; j++) {
+    if (j == skip) continue;
+    if (d[j] == ANY || (d[j] >= 0 && __builtin_mul_overflow(k->fixed, d[j], &k->fixed))) return false;
+    if (d[j] < 0) k->sym[k->n++] = d[j];
+  }
+  return true;
+}
+
+/* Drops the symbols a and b share (one for one); returns how many pairs went. */
+static int cancel(count *a, count *b) {
+  int gone = 0;
+  for (int i = 0; i < a->n; i++)
+    for (int j = 0; j < b->n; j++)
+      if (a->sym[i] == b->sym[j]) {
+        a->sym[i--] = a->sym[--a->n], b->sym[j] = b->sym[--b->n], gone++;
+        break;
+      }
+  return gone;
+}
+
+/* Whether f times some product of sizes (any count >= 0) can be x. */
+static bool multiple_of(int64_t x, int64_t f) { return x == 0 || (f != 0 && x % f == 0); }
+
+/* Whether an input of count in can be reshaped to one of count out (free: out has a -1, whose size
+ * is in's count over out's, out's not 0) at some sizes of the symbols (each >= 0). */
+static bool counts_fit(count in, count out, bool free) {
+  bool shared = cancel(&in, &out) > 0;
+  if (free) return in.n || out.fixed <= 0 || in.fixed % out.fixed == 0; /* a symbol left in the input may be 0, or out's multiple */
+  if (shared || (in.n && out.n)) return true;                           /* all those symbols 0: both counts 0 */
+  return in.n ? multiple_of(out.fixed, in.fixed) : out.n ? multiple_of(in.fixed, out.fixed) : in.fixed == out.fixed;
+}
+
+/* Reshape by a constant shape: no size below -1, at most one -1, none with a 0 under allowzero, a
+ * 0 (the input's size) within the input's rank, and element counts that agree at some size. */
 static void reshape(sctx *c, sshape *o) {
   const sshape *a = in(c, 0);
   int64_t to[OM_MAX_DIMS];
   int n;
   o->type = a->type;
   if (!const_ints(c, 1, to, &n)) return;
-  bool zero = attr_i(c, "allowzero", 0) != 0;
+  bool zero = attr_i(c, "allowzero", 0) != 0, zeros = false;
   int64_t rest = 1;
   int free = -1;
   o->ndim = n;
   for (int d = 0; d < n; d++) {
-    if (to[d] < -1) return; /* the run refuses it */
-    o->d[d] = to[d] == 0 && !zero ? (a->known && d < a->ndim ? a->d[d] : ANY) : to[d];
+    if (to[d] < -1) {
+      contradicts(c, "shape's size %lld at dim %d is below -1", (long long)to[d], d);
+      return;
+    }
+    if (to[d] == -1 && free >= 0) {
+      contradicts(c, "shape has -1 at dims %d and %d (one size at most is inferred)", free, d);
+      return;
+    }
+    if (to[d] == 0 && !zero && a->known && d >= a->ndim) {
+      contradicts(c, "shape's 0 at dim %d copies the input's size there, and the input has rank %d", d, a->ndim);
+      return;
+    }
+    o->d[d] = to[d] == 0 && !zero ? (a->known ? a->d[d] : ANY) : to[d];
+    zeros |= to[d] == 0 && zero;
     if (to[d] == -1) free = d;
-    else if (o->d[d] >= 0) rest *= o->d[d];
-    else rest = 0; /* a size not known: the free one is not known either */
+    else if (o->d[d] < 0 || __builtin_mul_overflow(rest, o->d[d], &rest)) rest = 0; /* a size not known: the free one is not known either */
+  }
+  if (free >= 0 && zeros) {
+    contradicts(c, "shape has a 0 (allowzero 1: a size of 0) and a -1, which no count fits");
+    return;
+  }
+  count ci, co;
+  if (free >= 0) o->d[free] = ANY;
+  if (a->known && count_of(a->d, a->ndim, -1, &ci) && count_of(o->d, n, free, &co) && !counts_fit(ci, co, free >= 0)) {
+    char from[128], into[128];
+    shape_str(c, from, sizeof from, a), shape_str(c, into, sizeof into, o);
+    contradicts(c, "the input's %s elements fill %s at no size", from, into);
+    return;
   }
   if (free >= 0) {
     int64_t all = a->known ? product(a, 0, a->ndim) : ANY;
@@ -252,17 +356,19 @@ static void concat(sctx *c, sshape *o) {
   const sshape *a = in(c, 0);
   int64_t axis = attr_i(c, "axis", 0);
   *o = *a;
-  if (!a->known || !axis_of(c, &axis, a->ndim, "axis")) return (void)(o->known = false);
+  o->known = false; /* until every input is read */
+  if (!a->known || !axis_of(c, &axis, a->ndim, "axis")) return;
   for (int i = 1; i < c->n->n_in; i++) {
     const sshape *s = in(c, i);
     if (s->known && s->ndim != a->ndim) contradicts(c, "input %d has rank %d, input 0 rank %d", i, s->ndim, a->ndim);
-    if (!s->known || s->ndim != a->ndim) return (void)(o->known = false);
+    if (!s->known || s->ndim != a->ndim) return;
     for (int d = 0; d < a->ndim; d++) {
       if (d != axis && o->d[d] >= 0 && s->d[d] >= 0 && o->d[d] != s->d[d])
         contradicts(c, "input %d has size %lld at axis %d, where the others have %lld", i, (long long)s->d[d], d, (long long)o->d[d]);
       o->d[d] = d == axis ? sum_dim(o->d[d], s->d[d]) : merge_dim(o->d[d], s->d[d]);
     }
   }
+  o->known = true;
 }
 
 /* Expand by a constant shape: the input broadcast with it (a weight the demo page leaves out of a
@@ -330,6 +436,290 @@ static void windows(sctx *c, sshape *o) {
   }
 }
 
+/* Whether input i is given (not left out, not ''). */
+static bool given(const sctx *c, int i) { return i < c->n->n_in && c->n->in[i] >= 0; }
+
+/* The axes of constant input i (or none, *n 0, where it is left out), each within rank ndim and
+ * made non-negative, marked in on; twice set when one is named twice. False where they are not
+ * known when the graph is made, or one is out of range (a contradiction). */
+static bool axes_in(sctx *c, int i, int ndim, const char *whose, bool *on, bool *twice) {
+  int64_t axes[OM_MAX_DIMS];
+  int n = 0;
+  *twice = false;
+  if (given(c, i) && !const_ints(c, i, axes, &n)) return false;
+  for (int k = 0; k < n; k++) {
+    if (!axis_of_rank(c, &axes[k], ndim, "axis", whose)) return false;
+    *twice |= on[axes[k]];
+    on[axes[k]] = true;
+  }
+  return true;
+}
+
+/* a's dims but those in on, which stay as 1 with keep. */
+static void drop_axes(const sshape *a, const bool *on, bool keep, sshape *o) {
+  o->known = true, o->ndim = 0;
+  for (int d = 0; d < a->ndim; d++)
+    if (!on[d] || keep) o->d[o->ndim++] = on[d] ? 1 : a->d[d];
+}
+
+/* Squeeze: the axes given, each of size 1 or a symbol's (which may be 1; one named twice is
+ * squeezed once, as onnxruntime does), else every axis of size 1 (a symbol's axis then leaves the
+ * rank unknown: it is 1 at some sizes). */
+static void squeeze(sctx *c, sshape *o) {
+  const sshape *a = in(c, 0);
+  bool on[OM_MAX_DIMS] = {false}, twice, any = false;
+  o->type = a->type;
+  if (!a->known || !axes_in(c, 1, a->ndim, "an input", on, &twice)) return;
+  for (int d = 0; d < a->ndim; d++) {
+    if (on[d] && a->d[d] >= 0 && a->d[d] != 1) {
+      contradicts(c, "axis %d has size %lld, not 1", d, (long long)a->d[d]);
+      return;
+    }
+    any |= on[d];
+  }
+  for (int d = 0; !any && d < a->ndim; d++) {
+    if (a->d[d] < 0) return;
+    on[d] = a->d[d] == 1;
+  }
+  drop_axes(a, on, false, o);
+}
+
+/* Unsqueeze: each axis within the result's rank, named once. */
+static void unsqueeze(sctx *c, sshape *o) {
+  const sshape *a = in(c, 0);
+  const om_tensor *t = const_of(c, 1);
+  bool on[OM_MAX_DIMS] = {false}, twice;
+  o->type = a->type;
+  if (!a->known || !t || a->ndim + om_tensor_numel(t) > OM_MAX_DIMS) return;
+  int nd = a->ndim + (int)om_tensor_numel(t);
+  if (!axes_in(c, 1, nd, "the result", on, &twice)) return;
+  if (twice) {
+    contradicts(c, "axes name one axis twice");
+    return;
+  }
+  o->known = true, o->ndim = nd;
+  for (int d = 0, j = 0; d < nd; d++) o->d[d] = on[d] ? 1 : a->d[j++];
+}
+
+/* Slice by constant starts and ends (axes and steps constant or left out): the four of one length,
+ * each axis in range and named once, no step 0; a fixed size sliced as the run slices it, a
+ * symbol's whole (start 0, step 1, an end past any size) or at a size known only at run time. */
+static void slice(sctx *c, sshape *o) {
+  const sshape *a = in(c, 0);
+  int64_t v[4][OM_MAX_DIMS]; /* starts, ends, axes, steps */
+  int n[4] = {-1, -1, -1, -1};
+  bool known = true, on[OM_MAX_DIMS] = {false}, twice;
+  static const char *const names[] = {"starts", "ends", "axes", "steps"};
+  o->type = a->type;
+  if (!a->known) return;
+  for (int i = 0; i < 4; i++)
+    if (given(c, i + 1)) known &= const_ints(c, i + 1, v[i], &n[i]);
+  for (int i = 1; i < 4; i++)
+    if (n[i] >= 0 && n[0] >= 0 && n[i] != n[0]) {
+      contradicts(c, "starts has %d entries and %s %d", n[0], names[i], n[i]);
+      return;
+    }
+  if (n[2] >= 0 && !axes_in(c, 3, a->ndim, "an input", on, &twice)) return;
+  if (n[2] >= 0 && twice) {
+    contradicts(c, "axes name one axis twice");
+    return;
+  }
+  for (int k = 0; k < n[3]; k++)
+    if (!v[3][k]) {
+      contradicts(c, "steps' entry %d is 0", k);
+      return;
+    }
+  if (!known || n[0] < 0 || (n[2] < 0 && n[0] > a->ndim)) return;
+  *o = *a;
+  for (int k = 0; k < n[0]; k++) {
+    int64_t axis = n[2] >= 0 ? v[2][k] : k, step = n[3] >= 0 ? v[3][k] : 1, dim, s = v[0][k], e = v[1][k];
+    if (axis < 0) axis += a->ndim;
+    dim = a->d[axis];
+    if (dim < 0) {
+      o->d[axis] = s == 0 && step == 1 && e >= INT32_MAX ? dim : ANY;
+      continue;
+    }
+    s = s < 0 ? s + dim : s, e = e < 0 ? e + dim : e;
+    if (step > 0) { /* as bind_slice clamps them */
+      s = s < 0 ? 0 : s > dim ? dim : s, e = e < s ? s : e > dim ? dim : e;
+      o->d[axis] = e > s ? (e - s - 1) / step + 1 : 0;
+    } else {
+      s = s < 0 ? 0 : s > dim - 1 ? dim - 1 : s, e = e < -1 ? -1 : e > dim - 1 ? dim - 1 : e;
+      o->d[axis] = dim > 0 && s > e ? (s - e - 1) / (step == INT64_MIN ? INT64_MAX : -step) + 1 : 0;
+    }
+  }
+}
+
+/* Gather: data[:axis] + indices' shape + data[axis+1:]; the axis in range, constant indices within
+ * a fixed size (the run refuses one outside, as onnxruntime's run does). */
+static void gather(sctx *c, sshape *o) {
+  const sshape *a = in(c, 0), *ix = in(c, 1);
+  const om_tensor *t = const_of(c, 1);
+  int64_t axis = attr_i(c, "axis", 0);
+  o->type = a->type;
+  if (!a->known || !axis_of(c, &axis, a->ndim, "axis")) return;
+  for (int64_t k = 0, m = t && a->d[axis] >= 0 ? om_tensor_numel(t) : 0, size = a->d[axis]; k < m; k++) {
+    int64_t i = int_at(t, k);
+    if (i < -size || i >= size) {
+      contradicts(c, "index %lld is out of range for axis %lld of size %lld", (long long)i, (long long)axis, (long long)size);
+      return;
+    }
+  }
+  if (!ix->known || a->ndim - 1 + ix->ndim > OM_MAX_DIMS) return;
+  o->known = true, o->ndim = 0;
+  for (int d = 0; d < a->ndim; d++)
+    for (int j = 0; j < (d == axis ? ix->ndim : 1); j++) o->d[o->ndim++] = d == axis ? ix->d[j] : a->d[d];
+}
+
+/* Split: the axis in range; constant sizes (input 1), one per output, summing to a fixed size, else
+ * the axis in equal pieces (the last smaller, as bind_split). Every output's shape: output 0's in o,
+ * the others' written here. */
+static void split(sctx *c, sshape *o) {
+  const sshape *a = in(c, 0);
+  int64_t axis = attr_i(c, "axis", 0), sizes[OM_MAX_DIMS], total = 0;
+  int n = -1, outs = c->n->n_out;
+  o->type = a->type;
+  if (!a->known || !axis_of(c, &axis, a->ndim, "axis") || (given(c, 1) && !const_ints(c, 1, sizes, &n))) return;
+  int64_t dim = a->d[axis], piece = dim >= 0 ? dim / outs + (dim % outs != 0) : ANY;
+  if (n >= 0 && n != outs) {
+    contradicts(c, "%d split sizes for %d outputs", n, outs);
+    return;
+  }
+  for (int k = 0; k < n; k++)
+    if (sizes[k] < 0 || __builtin_add_overflow(total, sizes[k], &total)) return; /* the run refuses it */
+  if (n >= 0 && dim >= 0 && total != dim) {
+    contradicts(c, "the split sizes sum to %lld, and axis %lld has size %lld", (long long)total, (long long)axis, (long long)dim);
+    return;
+  }
+  for (int k = outs - 1; k >= 0 && outs <= OM_MAX_DIMS; k--) {
+    sshape *s = k ? (c->n->out[k] >= 0 ? &c->v[c->n->out[k]] : NULL) : o;
+    int64_t left = dim - k * piece;
+    if (!s) continue;
+    *s = *a;
+    s->d[axis] = n >= 0 ? sizes[k] : dim < 0 ? ANY : left < 0 ? 0 : left < piece ? left : piece;
+  }
+}
+
+/* The reductions: the constant axes (input 1) each in range (one named twice is reduced once, as
+ * ONNX's shape inference and onnxruntime take it), none meaning all, or nothing with
+ * noop_with_empty_axes; kept as 1 with keepdims. */
+static void reduction(sctx *c, sshape *o) {
+  const sshape *a = in(c, 0);
+  bool on[OM_MAX_DIMS] = {false}, twice, any = false;
+  o->type = a->type;
+  if (!a->known || !axes_in(c, 1, a->ndim, "an input", on, &twice)) return;
+  for (int d = 0; d < a->ndim; d++) any |= on[d];
+  if (!any && attr_i(c, "noop_with_empty_axes", 0)) {
+    same(c, o);
+    return;
+  }
+  for (int d = 0; !any && d < a->ndim; d++) on[d] = true;
+  drop_axes(a, on, attr_i(c, "keepdims", 1) != 0, o);
+}
+
+/* ArgMax, ArgMin: int64, the axis in range, kept as 1 with keepdims. */
+static void arg_extreme(sctx *c, sshape *o) {
+  const sshape *a = in(c, 0);
+  int64_t axis = attr_i(c, "axis", 0);
+  bool on[OM_MAX_DIMS] = {false};
+  o->type = 7; /* INT64 */
+  if (!a->known || !axis_of(c, &axis, a->ndim, "axis")) return;
+  on[axis] = true;
+  drop_axes(a, on, attr_i(c, "keepdims", 1) != 0, o);
+}
+
+/* BatchNormalization: the input's shape; scale, B, input_mean and input_var each of rank 1 and of
+ * one size, the input's channels' (a symbol's channels take any one size, as onnxruntime). */
+static void batch_norm(sctx *c, sshape *o) {
+  static const char *const names[] = {"X", "scale", "B", "input_mean", "input_var"};
+  const sshape *x = in(c, 0);
+  *o = *x;
+  if (!x->known || x->ndim < 2) return;
+  int64_t size = x->d[1];
+  int by = 0; /* the input that fixed size: 0 the input's channels */
+  for (int i = 1; i < 5; i++) {
+    const sshape *s = in(c, i);
+    if (!s->known) continue;
+    if (s->ndim != 1) {
+      contradicts(c, "%s (input %d) has rank %d, not 1", names[i], i, s->ndim);
+      return;
+    }
+    if (size >= 0 && s->d[0] >= 0 && s->d[0] != size) {
+      char was[64];
+      if (by) snprintf(was, sizeof was, "%s (input %d) has size %lld", names[by], by, (long long)size);
+      else snprintf(was, sizeof was, "the input has %lld channels", (long long)size);
+      contradicts(c, "%s (input %d) has size %lld, and %s", names[i], i, (long long)s->d[0], was);
+      return;
+    }
+    if (size < 0 && s->d[0] >= 0) size = s->d[0], by = i;
+  }
+}
+
+/* A fixed size times a constant factor (>= 0), a symbol's kept by 1, else known only at run time. */
+static int64_t times_dim(int64_t d, int64_t f) {
+  int64_t p;
+  return f == 1 ? d : f == 0 ? 0 : d >= 0 && !__builtin_mul_overflow(d, f, &p) ? p : ANY;
+}
+
+/* Tile by constant repeats: one per axis (a negative one is the run's to refuse). */
+static void tile(sctx *c, sshape *o) {
+  const sshape *a = in(c, 0);
+  const om_tensor *t = const_of(c, 1);
+  int64_t reps[OM_MAX_DIMS];
+  int n;
+  o->type = a->type;
+  if (!a->known || !t || t->ndim != 1) return;
+  if (t->shape[0] != a->ndim) {
+    contradicts(c, "repeats has %lld values for an input of rank %d", (long long)t->shape[0], a->ndim);
+    return;
+  }
+  if (!const_ints(c, 1, reps, &n)) return;
+  for (int d = 0; d < n; d++)
+    if (reps[d] < 0) return;
+  *o = *a;
+  for (int d = 0; d < n; d++) o->d[d] = times_dim(a->d[d], reps[d]);
+}
+
+/* Pad by constant pads: two per axis (per axis of axes, input 3, when given); a fixed size grows by
+ * its two, a symbol's is known only at run time. */
+static void pad(sctx *c, sshape *o) {
+  const sshape *a = in(c, 0);
+  const om_tensor *t = const_of(c, 1), *axes = given(c, 3) ? const_of(c, 3) : NULL;
+  int64_t pads[2 * OM_MAX_DIMS];
+  o->type = a->type;
+  if (!a->known || !t || t->ndim != 1 || (given(c, 3) && (!axes || axes->ndim != 1))) return;
+  int64_t want = 2 * (axes ? axes->shape[0] : a->ndim);
+  if (t->shape[0] != want) {
+    contradicts(c, "pads has %lld values for %lld axes (two each)", (long long)t->shape[0], (long long)want / 2);
+    return;
+  }
+  if (axes || want > 2 * OM_MAX_DIMS) return; /* the axes' sizes: left to the run */
+  for (int k = 0; k < want; k++) pads[k] = int_at(t, k);
+  *o = *a;
+  for (int d = 0; d < a->ndim; d++) {
+    int64_t grown;
+    bool fits = a->d[d] >= 0 && !__builtin_add_overflow(a->d[d], pads[d], &grown) && !__builtin_add_overflow(grown, pads[a->ndim + d], &grown);
+    o->d[d] = fits && grown >= 0 ? grown : ANY;
+  }
+}
+
+/* TopK: the axis in range, a constant k (input 1) within a fixed size; the values and the int64
+ * indices (output 1, written here) of the input's shape with k along the axis. */
+static void top_k(sctx *c, sshape *o) {
+  const sshape *a = in(c, 0);
+  int64_t axis = attr_i(c, "axis", -1), k[OM_MAX_DIMS];
+  int n;
+  o->type = a->type;
+  if (!a->known || !axis_of(c, &axis, a->ndim, "axis") || !const_ints(c, 1, k, &n) || n != 1 || k[0] < 0) return;
+  if (a->d[axis] >= 0 && k[0] > a->d[axis]) {
+    contradicts(c, "k %lld is more than axis %lld's size %lld", (long long)k[0], (long long)axis, (long long)a->d[axis]);
+    return;
+  }
+  *o = *a;
+  o->d[axis] = k[0];
+  if (c->n->n_out > 1 && c->n->out[1] >= 0) c->v[c->n->out[1]] = *o, c->v[c->n->out[1]].type = 7; /* INT64 */
+}
+
 static void global_pool(sctx *c, sshape *o) {
   *o = *in(c, 0);
   for (int d = 2; o->known && d < o->ndim; d++) o->d[d] = 1;
@@ -347,37 +737,27 @@ typedef struct srow {
 } srow;
 
 static const srow rows[] = {
-    {"Abs", same}, {"Acos", same}, {"Add", broadcast}, {"And", compare}, {"Asin", same}, {"Atan", same},
-    {"AveragePool", windows}, {"Cast", cast}, {"Ceil", same}, {"Clip", same}, {"Concat", concat}, {"Conv", windows},
-    {"Cos", same}, {"Div", broadcast}, {"Elu", same}, {"Equal", compare}, {"Erf", same}, {"Exp", same}, {"Expand", expand},
-    {"Flatten", flatten}, {"Floor", same}, {"Gelu", same}, {"Gemm", gemm}, {"GlobalAveragePool", global_pool},
-    {"GlobalMaxPool", global_pool}, {"Greater", compare}, {"GreaterOrEqual", compare}, {"HardSigmoid", same},
-    {"HardSwish", same}, {"Identity", same}, {"LeakyRelu", same}, {"Less", compare}, {"LessOrEqual", compare},
-    {"Log", same}, {"LogSoftmax", softmax}, {"MatMul", matmul}, {"Max", broadcast}, {"MaxPool", windows}, {"Mean", broadcast},
-    {"Min", broadcast}, {"Mul", broadcast}, {"Neg", same}, {"NonZero", nonzero}, {"Not", same}, {"Or", compare}, {"Pow", broadcast},
-    {"PRelu", broadcast}, {"Reciprocal", same}, {"Relu", same}, {"Reshape", reshape}, {"Round", same},
-    {"Selu", same}, {"Sigmoid", same}, {"Sign", same}, {"Sin", same}, {"Softmax", softmax}, {"Softplus", same},
-    {"Softsign", same}, {"Sqrt", same}, {"Sub", broadcast}, {"Sum", broadcast}, {"Tan", same}, {"Tanh", same},
-    {"Transpose", transpose}, {"Where", broadcast}, {"Xor", compare},
+    {"Abs", same}, {"Acos", same}, {"Add", broadcast}, {"And", compare}, {"ArgMax", arg_extreme}, {"ArgMin", arg_extreme},
+    {"Asin", same}, {"Atan", same}, {"AveragePool", windows}, {"BatchNormalization", batch_norm}, {"Cast", cast}, {"Ceil", same},
+    {"Clip", same}, {"Concat", concat}, {"Conv", windows}, {"Cos", same}, {"Div", broadcast}, {"Elu", same}, {"Equal", compare},
+    {"Erf", same}, {"Exp", same}, {"Expand", expand}, {"Flatten", flatten}, {"Floor", same}, {"Gather", gather}, {"Gelu", same},
+    {"Gemm", gemm}, {"GlobalAveragePool", global_pool}, {"GlobalMaxPool", global_pool}, {"Greater", compare},
+    {"GreaterOrEqual", compare}, {"Hardmax", softmax}, {"HardSigmoid", same}, {"HardSwish", same}, {"Identity", same},
+    {"LeakyRelu", same}, {"Less", compare}, {"LessOrEqual", compare}, {"Log", same}, {"LogSoftmax", softmax}, {"MatMul", matmul},
+    {"Max", broadcast}, {"MaxPool", windows}, {"Mean", broadcast}, {"Min", broadcast}, {"Mul", broadcast}, {"Neg", same},
+    {"NonZero", nonzero}, {"Not", same}, {"Or", compare}, {"Pad", pad}, {"Pow", broadcast}, {"PRelu", broadcast}, {"Reciprocal", same},
+    {"ReduceL1", reduction}, {"ReduceL2", reduction}, {"ReduceLogSum", reduction}, {"ReduceLogSumExp", reduction},
+    {"ReduceMax", reduction}, {"ReduceMean", reduction}, {"ReduceMin", reduction}, {"ReduceProd", reduction},
+    {"ReduceSum", reduction}, {"ReduceSumSquare", reduction}, {"Relu", same}, {"Reshape", reshape}, {"Round", same},
+    {"Selu", same}, {"Sigmoid", same}, {"Sign", same}, {"Sin", same}, {"Slice", slice}, {"Softmax", softmax}, {"Softplus", same},
+    {"Softsign", same}, {"Split", split}, {"Sqrt", same}, {"Squeeze", squeeze}, {"Sub", broadcast}, {"Sum", broadcast},
+    {"Tan", same}, {"Tanh", same}, {"Tile", tile}, {"TopK", top_k}, {"Transpose", transpose}, {"Unsqueeze", unsqueeze}, {"Where", broadcast}, {"Xor", compare},
 };
 
 static const srow *row_of(const char *op_type) {
   for (size_t k = 0; k < sizeof rows / sizeof *rows; k++)
     if (!strcmp(rows[k].op_type, op_type)) return &rows[k];
   return NULL;
-}
-
-/* s written out: a fixed size as itself, a symbol by name, a size known only at run time as '?'. */
-static void shape_str(const sctx *c, char *out, size_t cap, const sshape *s) {
-  size_t n = (size_t)snprintf(out, cap, "[");
-  for (int d = 0; d < s->ndim && n < cap; d++) {
-    const char *sep = d ? "," : "";
-    int64_t v = s->d[d];
-    n += (size_t)(v >= 0 ? snprintf(out + n, cap - n, "%s%lld", sep, (long long)v)
-                  : v == ANY ? snprintf(out + n, cap - n, "%s?", sep)
-                             : snprintf(out + n, cap - n, "%s%s", sep, c->syms[-2 - v]));
-  }
-  if (n < cap) snprintf(out + n, cap - n, "]");
 }
 
 /* Whether the dtype that holds ONNX type a (what a rule computes it in) holds b too. */

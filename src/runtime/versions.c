@@ -86,6 +86,9 @@ static bool set_input(om_graph *g, om_gnode *n, int i, int v) {
  * int64 list, FLOAT as a float32 scalar. */
 static bool attr_to_input(om_graph *g, om_gnode *n, const char *name, int i) {
   om_gattr *a = find_attr(n, name);
+  if (!a && n->n_in > i) /* the op's version before takes only the inputs before (one, in each of these); with a, set_input says so */
+    return om__fail(OM_ERR_FORMAT, "onnx: node '%s' (%s) has %d inputs; the model's opset takes %d (%s is an attribute there)", n->name,
+                    n->op_type, n->n_in, i, name);
   if (!a) return true;
   int64_t len = a->n, one = 1;
   om_tensor *t = a->type == OM_GATTR_INTS ? om_from_data(a->ints, &len, 1, OM_INT64)

@@ -227,15 +227,24 @@ test('graph outputs declared against symbolic sizes that fit at some size: made,
 // written as it fits, fixed: what the Session says at create where every size is fixed, symbolic:
 // what it says at create when x's first size is a symbol (null: made, and refused by the first
 // run), ortAtCreate: whether onnxruntime-web refuses the bad one at create (else its first run
-// fails) }. ONNX's checker (1.12, with strict shape inference) refuses all but the Conv, Gather, Gemm
-// and Reshape ones; onnxruntime-web at create all but the Conv, Gather and Reshape ones.
+// fails) }. ONNX's checker (1.12, with strict shape inference) refuses all but the Conv, Gather (of
+// an index out of range), Gemm and Reshape (to another count) ones; onnxruntime-web at create all
+// but the Conv, Gather and Reshape ones.
 const f32 = (name, dims) => ({ name, dtype: 'float32', dims, values: Array.from({ length: dims.reduce((a, b) => a * b, 1) }, (_, k) => k / 4 - 1) });
 const i64 = (name, dims, values) => ({ name, dtype: 'int64', dims, values });
 const atEvery = (why) => new RegExp(`^session: node 'bad' \\(\\w+\\) fails at every size the graph's inputs declare: ${why}$`);
 const invalidAt = (kind, op, why) => new RegExp(`^session: the graph is invalid at the input shapes it declares \\(${kind}\\): bad \\(${op}\\): ${why}`);
+/** Slice's starts, ends, axes and steps (the last two left out when not given). */
+const slices = (starts, ends, axes, steps) => [i64('s', [starts.length], starts), i64('e', [ends.length], ends),
+                                               ...(axes ? [i64('a', [axes.length], axes)] : []), ...(steps ? [i64('t', [steps.length], steps)] : [])];
+/** BatchNormalization's scale, B, input_mean and input_var of those shapes (the variances positive). */
+const stats = (...shapes) => ['s', 'b', 'm', 'v'].map((n, k) => {
+  const t = f32(n, shapes[k]);
+  return n === 'v' ? { ...t, values: t.values.map((_, j) => j + 1) } : t;
+});
 const selfContradicting = [
   { what: 'Squeeze of a size-2 axis', bad: ['Squeeze', [3, 2], ['x', 'a'], [i64('a', [1], [1])]], good: ['Squeeze', [3, 1], ['x', 'a'], [i64('a', [1], [1])]],
-    fixed: invalidAt('Format', 'Squeeze', 'axis 1 has size 2, not 1$'), symbolic: null, ortAtCreate: true },
+    fixed: invalidAt('Format', 'Squeeze', 'axis 1 has size 2, not 1$'), symbolic: atEvery('axis 1 has size 2, not 1'), ortAtCreate: true },
   { what: 'Conv whose kernel_shape is not its weight\'s', bad: ['Conv', [1, 1, 4, 4], ['x', 'w'], [f32('w', [1, 1, 2, 2])], { ints: { kernel_shape: [3, 3] } }],
     good: ['Conv', [1, 1, 4, 4], ['x', 'w'], [f32('w', [1, 1, 2, 2])], { ints: { kernel_shape: [2, 2] } }],
     fixed: invalidAt('Format', 'Conv', 'kernel_shape does not match the weight\'s shape \\(dim 0: 3, the weight has 2\\)$'),
@@ -262,19 +271,76 @@ const selfContradicting = [
     fixed: invalidAt('InvalidArgument', 'Transpose', 'dim 0 appears twice$'), symbolic: atEvery('perm names axis 0 twice'), ortAtCreate: true },
   { what: 'Split into sizes that do not sum to the axis', bad: ['Split', [3, 4], ['x', 's'], [i64('s', [2], [1, 2])], { ints: { axis: 1 } }, ['y', 'z']],
     good: ['Split', [3, 4], ['x', 's'], [i64('s', [2], [1, 3])], { ints: { axis: 1 } }, ['y', 'z']],
-    fixed: invalidAt('ShapeMismatch', 'Split', '2 sizes summing to 3 for 2 outputs of an axis of 4$'), symbolic: null, ortAtCreate: true },
+    fixed: invalidAt('ShapeMismatch', 'Split', '2 sizes summing to 3 for 2 outputs of an axis of 4$'), symbolic: atEvery('the split sizes sum to 3, and axis 1 has size 4'), ortAtCreate: true },
   { what: 'Softmax of an axis past the rank', bad: ['Softmax', [3, 2], ['x'], [], { ints: { axis: 4 } }], good: ['Softmax', [3, 2], ['x'], [], { ints: { axis: -2 } }],
     fixed: invalidAt('IndexOutOfRange', 'Softmax', 'axis 4 is out of range for 2 dims$'), symbolic: atEvery('axis 4 is outside \\[-2, 1\\] for an input of rank 2'), ortAtCreate: true },
   { what: 'BatchNormalization of other channels than its statistics\'', bad: ['BatchNormalization', [1, 2, 2, 2], ['x', 's', 'b', 'm', 'v'], ['s', 'b', 'm', 'v'].map((n) => f32(n, [3]))],
     good: ['BatchNormalization', [1, 3, 2, 2], ['x', 's', 'b', 'm', 'v'], ['s', 'b', 'm', 'v'].map((n) => (n === 'v' ? { ...f32(n, [3]), values: [1, 2, 3] } : f32(n, [3])))],
-    fixed: invalidAt('ShapeMismatch', 'BatchNormalization', 'running_mean has shape \\[3\\], expected \\[2\\]$'), symbolic: null, ortAtCreate: true },
+    fixed: invalidAt('ShapeMismatch', 'BatchNormalization', 'running_mean has shape \\[3\\], expected \\[2\\]$'),
+    symbolic: atEvery('scale \\(input 1\\) has size 3, and the input has 2 channels'), ortAtCreate: true },
+  { what: 'Squeeze of an axis past the rank', bad: ['Squeeze', [3, 1], ['x', 'a'], [i64('a', [1], [2])]], good: ['Squeeze', [3, 1], ['x', 'a'], [i64('a', [1], [-1])]],
+    fixed: invalidAt('IndexOutOfRange', 'Squeeze', 'axis 2 is out of range for 2 dims$'), symbolic: atEvery('axis 2 is outside \\[-2, 1\\] for an input of rank 2'), ortAtCreate: true },
+  { what: 'Unsqueeze naming an axis twice', bad: ['Unsqueeze', [3, 2], ['x', 'a'], [i64('a', [2], [1, -3])]], good: ['Unsqueeze', [3, 2], ['x', 'a'], [i64('a', [2], [1, -1])]],
+    fixed: invalidAt('Format', 'Unsqueeze', 'axis 1 given twice$'), symbolic: atEvery('axes name one axis twice'), ortAtCreate: true },
+  { what: 'Slice naming an axis twice', bad: ['Slice', [3, 4], ['x', 's', 'e', 'a'], slices([0, 1], [1, 3], [1, -1])], good: ['Slice', [3, 4], ['x', 's', 'e', 'a'], slices([0, 1], [1, 3], [0, -1])],
+    fixed: invalidAt('Format', 'Slice', 'axis 1 is given twice$'), symbolic: atEvery('axes name one axis twice'), ortAtCreate: true },
+  { what: 'Slice of an axis past the rank', bad: ['Slice', [3, 4], ['x', 's', 'e', 'a'], slices([1], [3], [2])],
+    good: ['Slice', [3, 4], ['x', 's', 'e', 'a'], slices([1], [9223372036854775807n], [-1])], // INT64_MAX, exporters' "to the end"
+    fixed: invalidAt('IndexOutOfRange', 'Slice', 'axis 2 is out of range for 2 dims$'), symbolic: atEvery('axis 2 is outside \\[-2, 1\\] for an input of rank 2'), ortAtCreate: true },
+  { what: 'Slice with a step of 0', bad: ['Slice', [3, 4], ['x', 's', 'e', 'a', 't'], slices([0], [4], [1], [0])], good: ['Slice', [3, 4], ['x', 's', 'e', 'a', 't'], slices([-1], [-9], [1], [-2])],
+    fixed: invalidAt('Format', 'Slice', 'step 0$'), symbolic: atEvery('steps\' entry 0 is 0'), ortAtCreate: true },
+  { what: 'Reshape to a count no size fills', bad: ['Reshape', [3, 3], ['x', 's'], [i64('s', [2], [4, 2])]], good: ['Reshape', [3, 3], ['x', 's'], [i64('s', [1], [9])]],
+    fixed: invalidAt('ShapeMismatch', 'Reshape', 'element counts differ, cannot reshape \\[3,3\\] to \\[4,2\\]$'),
+    symbolic: atEvery('the input\'s \\[n,3\\] elements fill \\[4,2\\] at no size'), ortAtCreate: false },
+  { what: 'Reshape with two -1', bad: ['Reshape', [3, 2], ['x', 's'], [i64('s', [2], [-1, -1])]], good: ['Reshape', [3, 2], ['x', 's'], [i64('s', [2], [-1, 3])]],
+    fixed: invalidAt('ShapeMismatch', 'Reshape', 'cannot reshape \\[3,2\\] to \\[-1,-1\\]$'), symbolic: atEvery('shape has -1 at dims 0 and 1 \\(one size at most is inferred\\)'), ortAtCreate: true },
+  { what: 'Reshape with a size below -1', bad: ['Reshape', [3, 2], ['x', 's'], [i64('s', [2], [-2, 3])]], good: ['Reshape', [3, 2], ['x', 's'], [i64('s', [2], [2, 3])]],
+    fixed: invalidAt('ShapeMismatch', 'Reshape', 'cannot reshape \\[3,2\\] to \\[-2,3\\]$'), symbolic: atEvery('shape\'s size -2 at dim 0 is below -1'), ortAtCreate: true },
+  { what: 'Reshape whose -1 no count fills', bad: ['Reshape', [3, 3], ['x', 's'], [i64('s', [3], [0, -1, 2])]], good: ['Reshape', [3, 3], ['x', 's'], [i64('s', [3], [0, -1, 3])]],
+    fixed: invalidAt('ShapeMismatch', 'Reshape', 'cannot reshape \\[3,3\\] to \\[3,-1,2\\]$'), symbolic: atEvery('the input\'s \\[n,3\\] elements fill \\[n,\\?,2\\] at no size'), ortAtCreate: true },
+  { what: 'Reshape of a 0 and a -1 under allowzero', bad: ['Reshape', [3, 2], ['x', 's'], [i64('s', [2], [0, -1])], { ints: { allowzero: 1 } }],
+    good: ['Reshape', [3, 2], ['x', 's'], [i64('s', [2], [3, -1])], { ints: { allowzero: 1 } }],
+    fixed: invalidAt('ShapeMismatch', 'Reshape', 'cannot reshape \\[3,2\\] to \\[0,-1\\]$'), symbolic: atEvery('shape has a 0 \\(allowzero 1: a size of 0\\) and a -1, which no count fits'), ortAtCreate: true },
+  { what: 'Reshape of a 0 past the input\'s rank', bad: ['Reshape', [3, 2], ['x', 's'], [i64('s', [3], [0, 0, 0])]], good: ['Reshape', [3, 2], ['x', 's'], [i64('s', [3], [0, 0, 1])]],
+    fixed: invalidAt('ShapeMismatch', 'Reshape', 'a 0 at dim 2, past the input\'s 2 dims$'), symbolic: atEvery('shape\'s 0 at dim 2 copies the input\'s size there, and the input has rank 2'), ortAtCreate: true },
+  { what: 'Gather along an axis past the rank', bad: ['Gather', [3, 2], ['x', 'i'], [i64('i', [1], [0])], { ints: { axis: 2 } }], good: ['Gather', [3, 2], ['x', 'i'], [i64('i', [1], [0])], { ints: { axis: -1 } }],
+    fixed: invalidAt('IndexOutOfRange', 'Gather', 'axis 2 is out of range for 2 dims$'), symbolic: atEvery('axis 2 is outside \\[-2, 1\\] for an input of rank 2'), ortAtCreate: true },
+  { what: 'Gather of constant indices out of range along a fixed axis', bad: ['Gather', [2, 3], ['x', 'i'], [i64('i', [2], [0, 5])], { ints: { axis: 1 } }],
+    good: ['Gather', [2, 3], ['x', 'i'], [i64('i', [2, 2], [0, -3, 2, 1])], { ints: { axis: 1 } }],
+    fixed: invalidAt('IndexOutOfRange', 'Gather', 'index 5 is out of range for axis 1 of size 3$'), symbolic: atEvery('index 5 is out of range for axis 1 of size 3'), ortAtCreate: false },
+  { what: 'Split into more sizes than outputs', bad: ['Split', [3, 4], ['x', 's'], [i64('s', [3], [1, 2, 1])], { ints: { axis: 1 } }, ['y', 'z']],
+    good: ['Split', [3, 4], ['x', 's'], [i64('s', [2], [3, 1])], { ints: { axis: -1 } }, ['y', 'z']],
+    fixed: invalidAt('ShapeMismatch', 'Split', '3 sizes summing to 4 for 2 outputs of an axis of 4$'), symbolic: atEvery('3 split sizes for 2 outputs'), ortAtCreate: true },
+  // one axis named twice is reduced once (ONNX's shape inference and onnxruntime-web take it): the valid twin
+  { what: 'ReduceSum of an axis past the rank', bad: ['ReduceSum', [3, 4], ['x', 'a'], [i64('a', [1], [2])]], good: ['ReduceSum', [3, 4], ['x', 'a'], [i64('a', [2], [1, -1])]],
+    fixed: invalidAt('IndexOutOfRange', 'ReduceSum', 'axis 2 is out of range for 2 dims$'), symbolic: atEvery('axis 2 is outside \\[-2, 1\\] for an input of rank 2'), ortAtCreate: true },
+  { what: 'ReduceMean (axes an attribute at opset 17) of an axis past the rank', bad: ['ReduceMean', [3, 4], ['x'], [], { ints: { axes: [-3] } }],
+    good: ['ReduceMean', [3, 4], ['x'], [], { ints: { axes: [0, 0], keepdims: 0 } }],
+    fixed: invalidAt('IndexOutOfRange', 'ReduceMean', 'axis -3 is out of range for 2 dims$'), symbolic: atEvery('axis -3 is outside \\[-2, 1\\] for an input of rank 2'), ortAtCreate: true },
+  { what: 'ArgMax along an axis past the rank', bad: ['ArgMax', [3, 4], ['x'], [], { ints: { axis: 2 } }], good: ['ArgMax', [3, 4], ['x'], [], { ints: { axis: -1, keepdims: 0 } }],
+    fixed: invalidAt('IndexOutOfRange', 'ArgMax', 'axis 2 is out of range for 2 dims$'), symbolic: atEvery('axis 2 is outside \\[-2, 1\\] for an input of rank 2'), ortAtCreate: true },
+  { what: 'Hardmax along an axis past the rank', bad: ['Hardmax', [3, 4], ['x'], [], { ints: { axis: -3 } }], good: ['Hardmax', [3, 4], ['x'], [], { ints: { axis: 0 } }],
+    fixed: invalidAt('IndexOutOfRange', 'Hardmax', 'axis -3 is out of range for 2 dims$'), symbolic: atEvery('axis -3 is outside \\[-2, 1\\] for an input of rank 2'), ortAtCreate: true },
+  { what: 'BatchNormalization of a statistic of rank 2', bad: ['BatchNormalization', [1, 3, 2, 2], ['x', 's', 'b', 'm', 'v'], stats([3], [3], [3], [3, 1])],
+    good: ['BatchNormalization', [1, 3, 2, 2], ['x', 's', 'b', 'm', 'v'], stats([3], [3], [3], [3])],
+    fixed: invalidAt('ShapeMismatch', 'BatchNormalization', 'running_var has shape \\[3,1\\], expected \\[3\\]$'), symbolic: atEvery('input_var \\(input 4\\) has rank 2, not 1'), ortAtCreate: true },
+  { what: 'Tile by another count of repeats than axes', bad: ['Tile', [3, 2], ['x', 'r'], [i64('r', [3], [1, 2, 1])]], good: ['Tile', [3, 2], ['x', 'r'], [i64('r', [2], [2, 1])]],
+    fixed: invalidAt('Format', 'Tile', '3 repeats for 2 dims$'), symbolic: atEvery('repeats has 3 values for an input of rank 2'), ortAtCreate: true },
+  { what: 'Pad by another count of pads than two per axis', bad: ['Pad', [3, 2], ['x', 'p'], [i64('p', [2], [1, 1])]], good: ['Pad', [3, 2], ['x', 'p'], [i64('p', [4], [0, 1, 0, 1])]],
+    fixed: invalidAt('Format', 'Pad', '2 pads for 2 axes$'), symbolic: atEvery('pads has 2 values for 2 axes \\(two each\\)'), ortAtCreate: true },
+  { what: 'TopK along an axis past the rank', bad: ['TopK', [3, 4], ['x', 'k'], [i64('k', [1], [1])], { ints: { axis: 2 } }, ['y', 'i']],
+    good: ['TopK', [3, 4], ['x', 'k'], [i64('k', [1], [1])], { ints: { axis: -1 } }, ['y', 'i']],
+    fixed: invalidAt('IndexOutOfRange', 'TopK', 'axis 2 is out of range for 2 dims$'), symbolic: atEvery('axis 2 is outside \\[-2, 1\\] for an input of rank 2'), ortAtCreate: true },
+  { what: 'TopK of more than a fixed axis holds', bad: ['TopK', [3, 4], ['x', 'k'], [i64('k', [1], [5])], { ints: { axis: 1 } }, ['y', 'i']],
+    good: ['TopK', [3, 4], ['x', 'k'], [i64('k', [1], [4])], { ints: { axis: 1 } }, ['y', 'i']],
+    fixed: invalidAt('InvalidArgument', 'TopK', 'k \\(5\\) is out of range for dim 1 of size 4$'), symbolic: atEvery('k 5 is more than axis 1\'s size 4'), ortAtCreate: true },
   // a pool window larger than its input is no contradiction: ONNX's length is 0, and both give an empty result
   { what: 'MaxPool of a window larger than its input', good: ['MaxPool', [1, 1, 2, 2], ['x'], [], { ints: { kernel_shape: [3, 3] } }, ['y', 'i']] },
 ];
 
-/** The bytes of a one-node graph [op, dims, inputs, inits, fields, outputs] (x's first size named n when symbolic). */
-const graphOf = ([op, dims, ins, inits, fields = {}, outs = ['y']], symbolic) =>
-  onnxBytes({ nodes: [{ op, inputs: ins, outputs: outs, name: 'bad', ...fields }], inputs: [{ name: 'x', dims: symbolic ? ['n', ...dims.slice(1)] : dims }], inits, outputs: outs });
+/** The bytes of a one-node graph [op, dims, inputs, inits, fields, outputs, opset] (x's first size named n when symbolic). */
+const graphOf = ([op, dims, ins, inits, fields = {}, outs = ['y'], opset = 17], symbolic) =>
+  onnxBytes({ nodes: [{ op, inputs: ins, outputs: outs, name: 'bad', ...fields }], inputs: [{ name: 'x', dims: symbolic ? ['n', ...dims.slice(1)] : dims }], inits, outputs: outs, opset });
 /** x of those dims, as the Session and onnxruntime-web take it. */
 function feedOf(dims) {
   const data = Float32Array.from({ length: dims.reduce((a, b) => a * b, 1) }, (_, k) => (k % 7) - 3);
@@ -298,7 +364,8 @@ test('graphs that contradict themselves at the shapes their inputs declare: Form
         await sessionRefuses(bytes, re);
         continue;
       }
-      // a symbolic size where src/runtime/shapes.c has no row for the op: made, and refused by the first run
+      // a graph that fits at some size of its symbols (Reshape [n, 2] to [4, 2] at n = 4, Gather of
+      // index 5 along n): made, and refused by the first run at a size where it does not
       const s = await om.InferenceSession.create(bytes);
       try {
         for (let k = 0; k < 2; k++) assert.throws(() => s.run({ x: ours }), (e) => e instanceof om.OmError && /\bbad \(\w+\)/.test(e.message), label);
@@ -307,22 +374,107 @@ test('graphs that contradict themselves at the shapes their inputs declare: Form
       }
     }
     // the valid twins: made by both, the same results
-    for (const { what, good } of selfContradicting) {
-      const bytes = graphOf(good, symbolic), [ours, theirs] = feedOf(good[1]);
-      const s = await om.InferenceSession.create(bytes);
-      const o = await ort.InferenceSession.create(bytes, { executionProviders: ['wasm'] });
-      try {
-        const got = s.runData({ x: ours }), want = await o.run({ x: theirs });
-        for (const name of s.outputNames) {
-          const g = got[name], w = want[name];
-          assert.equal(mismatch({ dtype: g.type, dims: g.dims, data: g.data }, { dtype: w.type, dims: w.dims, data: w.data }), null, `${what}: ${name}`);
-        }
-      } finally {
-        s.dispose();
-        await o.release();
-      }
+    for (const { what, good } of selfContradicting) await runsAsOnnxruntime(graphOf(good, symbolic), good[1], what);
+  }
+});
+
+/** Checks that the Session and onnxruntime-web both make bytes and give the same outputs for x of dims. */
+async function runsAsOnnxruntime(bytes, dims, what) {
+  const [ours, theirs] = feedOf(dims);
+  const s = await om.InferenceSession.create(bytes);
+  const o = await ort.InferenceSession.create(bytes, { executionProviders: ['wasm'] });
+  try {
+    const got = s.runData({ x: ours }), want = await o.run({ x: theirs });
+    for (const name of s.outputNames) {
+      const g = got[name], w = want[name];
+      assert.equal(mismatch({ dtype: g.type, dims: g.dims, data: g.data }, { dtype: w.type, dims: w.dims, data: w.data }), null, `${what}: ${name}`);
+    }
+  } finally {
+    s.dispose();
+    await o.release();
+  }
+}
+
+// Symbolic sizes: a symbol may be 0, 1 or any size, and two symbols may be equal. A graph that fits
+// at some size of its symbols is made, as onnxruntime-web makes it, and runs where it fits with
+// onnxruntime-web's results; one that fits at none is Format at create naming the node, as
+// onnxruntime-web refuses it. { what, g: [op, x's dims, inputs, initializers, fields, outputs], at:
+// x's shape where it fits, or why: the Session's words where it fits nowhere }.
+const atSomeSize = [
+  { what: 'Squeeze of a symbol\'s axis (1 at some size)', g: ['Squeeze', ['n', 2], ['x', 'a'], [i64('a', [1], [0])]], at: [1, 2] },
+  { what: 'Squeeze of every axis of size 1, a symbol\'s among them', g: ['Squeeze', ['n', 1, 2], ['x'], []], at: [3, 1, 2] },
+  { what: 'Reshape of [n, 2] to [4, 2] (n = 4)', g: ['Reshape', ['n', 2], ['x', 's'], [i64('s', [2], [4, 2])]], at: [4, 2] },
+  { what: 'Reshape of [n, 3] to [n, 4] (n = 0)', g: ['Reshape', ['n', 3], ['x', 's'], [i64('s', [2], [0, 4])]], at: [0, 3] },
+  { what: 'Reshape of [n, m] to [2, -1] (n m even)', g: ['Reshape', ['n', 'm'], ['x', 's'], [i64('s', [2], [2, -1])]], at: [3, 4] },
+  { what: 'Reshape of [n, 3] to [n, -1, 2]', g: ['Reshape', ['n', 3], ['x', 's'], [i64('s', [3], [0, -1, 2])]], why: 'the input\'s \\[n,3\\] elements fill \\[n,\\?,2\\] at no size' },
+  { what: 'Gather of index 5 along a symbol\'s axis', g: ['Gather', ['n', 2], ['x', 'i'], [i64('i', [2], [0, 5])]], at: [6, 2] },
+  { what: 'Split along a symbol\'s axis', g: ['Split', ['n', 4], ['x', 's'], [i64('s', [2], [1, 2])], {}, ['y', 'z']], at: [3, 4] },
+  { what: 'Slice of a symbol\'s axis to INT64_MAX', g: ['Slice', ['n', 4], ['x', 's', 'e', 'a'], slices([1], [9223372036854775807n], [0])], at: [3, 4] },
+  { what: 'ReduceSum of one axis named twice', g: ['ReduceSum', ['n', 4], ['x', 'a'], [i64('a', [2], [0, -2])], { ints: { keepdims: 0 } }], at: [3, 4] },
+  { what: 'BatchNormalization of a symbol\'s channels', g: ['BatchNormalization', ['n', 'c', 2, 2], ['x', 's', 'b', 'm', 'v'], stats([3], [3], [3], [3])], at: [2, 3, 2, 2] },
+  { what: 'BatchNormalization of a symbol\'s channels and statistics of two sizes', g: ['BatchNormalization', ['n', 'c', 2, 2], ['x', 's', 'b', 'm', 'v'], stats([3], [3], [2], [3])],
+    why: 'input_mean \\(input 3\\) has size 2, and scale \\(input 1\\) has size 3' },
+];
+
+test('symbolic sizes: a graph that fits at some size is made and runs there as onnxruntime-web runs it; one that fits at none is Format at create', async () => {
+  for (const { what, g, at, why } of atSomeSize) {
+    const bytes = graphOf(g, false);
+    if (at) {
+      await runsAsOnnxruntime(bytes, at, what);
+      continue;
+    }
+    await ortRefuses(bytes);
+    await sessionRefuses(bytes, atEvery(why));
+  }
+});
+
+// String attributes outside the values ONNX defines for them: Format at create naming the node, the
+// attribute and the values (the op table lists them), at fixed sizes and with a symbol, where a rule
+// would meet them only when a plan reads it; onnxruntime-web refuses them at create too, but
+// Gelu's approximate and the reductions of ScatterElements and NegativeLogLikelihoodLoss (its
+// first run). { op, x's dims, inputs,
+// initializers, fields of the bad value, fields of a valid one, the values, ortAtCreate, opset }.
+const scales = { name: 's', dtype: 'float32', dims: [4], values: [1, 1, 2, 2] };
+const enumerated = [
+  ['MaxPool', [1, 1, 4, 4], ['x'], [], { ints: { kernel_shape: [2, 2] }, strings: { auto_pad: 'NOTWET' } }, { ints: { kernel_shape: [2, 2] }, strings: { auto_pad: 'SAME_UPPER' } },
+    'NOTSET\\|SAME_UPPER\\|SAME_LOWER\\|VALID', true],
+  ['Conv', [1, 1, 4, 4], ['x', 'w'], [f32('w', [1, 1, 2, 2])], { strings: { auto_pad: 'VALLID' } }, { strings: { auto_pad: 'VALID' } }, 'NOTSET\\|SAME_UPPER\\|SAME_LOWER\\|VALID', true],
+  ['Resize', [1, 1, 2, 2], ['x', '', 's'], [scales], { strings: { mode: 'lineOr' } }, { strings: { mode: 'linear' } },
+    'nearest\\|linear\\|cubic', true],
+  ['Resize', [1, 1, 2, 2], ['x', '', 's'], [scales], { strings: { nearest_mode: 'up' } }, { strings: { nearest_mode: 'floor' } },
+    'round_prefer_floor\\|round_prefer_ceil\\|floor\\|ceil', true],
+  ['LSTM', [2, 1, 2], ['x', 'w', 'r'], [f32('w', [1, 8, 2]), f32('r', [1, 8, 2])], { ints: { hidden_size: 2 }, strings: { direction: 'forwarN' } },
+    { ints: { hidden_size: 2 }, strings: { direction: 'reverse' } }, 'forward\\|reverse\\|bidirectional', true, ['y', 'h', 'c']],
+  ['Pad', [2, 2], ['x', 'p'], [i64('p', [4], [0, 1, 0, 1])], { strings: { mode: 'wrapp' } }, { strings: { mode: 'edge' } }, 'constant\\|reflect\\|edge\\|wrap', true],
+  ['GridSample', [1, 1, 2, 2], ['x', 'g'], [f32('g', [1, 2, 2, 2])], { strings: { mode: 'bilinearr' } }, { strings: { mode: 'bilinear' } },
+    'linear\\|nearest\\|cubic\\|bilinear\\|bicubic', true],
+  ['DepthToSpace', [1, 4, 1, 1], ['x'], [], { ints: { blocksize: 2 }, strings: { mode: 'dcr' } }, { ints: { blocksize: 2 }, strings: { mode: 'CRD' } }, 'DCR\\|CRD', true],
+  ['NegativeLogLikelihoodLoss', [2, 3], ['x', 't'], [i64('t', [2], [0, 2])], { strings: { reduction: 'max' } }, { strings: { reduction: 'sum' } }, 'none\\|sum\\|mean', false],
+  ['ScatterElements', [2, 3], ['x', 'i', 'u'], [i64('i', [1, 3], [0, 1, 0]), f32('u', [1, 3])], { strings: { reduction: 'adds' } }, { strings: { reduction: 'add' } },
+    'none\\|add\\|mul\\|max\\|min', false],
+  ['Gelu', [2, 3], ['x'], [], { strings: { approximate: 'tanhh' } }, { strings: { approximate: 'tanh' } }, 'none\\|tanh', false, ['y'], 20],
+];
+
+test('a string attribute outside the values ONNX defines (auto_pad, mode, direction, reduction, ...): Format at create, as onnxruntime-web refuses it; a value it defines runs as onnxruntime-web runs it', async () => {
+  for (const symbolic of [false, true]) {
+    for (const [op, dims, ins, inits, bad, good, values, ortAtCreate, outs = ['y'], opset = 17] of enumerated) {
+      const [name, value] = Object.entries(bad.strings).find(([k, v]) => good.strings[k] !== v);
+      const bytes = graphOf([op, dims, ins, inits, bad, outs, opset], symbolic);
+      const o = await ort.InferenceSession.create(bytes, { executionProviders: ['wasm'] }).catch(() => null);
+      assert.equal(o === null, ortAtCreate, `${op} ${name} '${value}': onnxruntime-web ${o ? 'made' : 'refused'} it at create`);
+      await o?.release();
+      await sessionRefuses(bytes, new RegExp(`^session: node 'bad' \\(${op}\\): attribute ${name} is '${value}', which ONNX does not define \\(${values}\\)$`));
+      await runsAsOnnxruntime(graphOf([op, dims, ins, inits, good, outs, opset], symbolic), dims, `${op} ${name} ${good.strings[name]}`);
     }
   }
+});
+
+test('an input the model\'s opset has as an attribute (ReduceMax\'s axes before opset 18): Format at create, as onnxruntime-web refuses it', async () => {
+  const at = (opset) => onnxBytes({ nodes: [{ op: 'ReduceMax', inputs: ['x', 'a'], outputs: ['y'], name: 'bad' }], inputs: [{ name: 'x', dims: ['n', 2] }], outputs: ['y'],
+                                    inits: [i64('a', [1], [1])], opset });
+  await ortRefuses(at(17));
+  await sessionRefuses(at(17), /^onnx: node 'bad' \(ReduceMax\) has 2 inputs; the model's opset takes 1 \(axes is an attribute there\)$/);
+  await runsAsOnnxruntime(at(18), [3, 2], 'ReduceMax at opset 18');
 });
 
 test('an initializer also listed as a graph input: from IR 4 a default a run may leave out or override; before, a constant', async () => {
