@@ -16,10 +16,13 @@
 
 #include "trace/trace.h"
 
+/* A piece of one symbol may be cut on another (a threshold on min(H, W): the piece of H from the
+ * threshold up is cut on W there, an If inside the If's else branch); every piece is a trace of
+ * its own and passes every check one does, and the pieces left (tr->pieces, one fewer at each
+ * level) bound how deep the cuts nest. */
 bool om__branch_split(om_trace *tr, uint64_t mask, const int64_t *good, const int64_t *bad, bool up) {
   if (__builtin_popcountll(mask) != 1 || tr->pieces < 2) return false;
   int k = __builtin_ctzll(mask);
-  if (tr->branch_sym >= 0 && tr->branch_sym != k) return false; /* a piece cut on another symbol: refused */
   tr->split_sym = k;
   tr->split_at = up ? bad[k] : good[k]; /* the first variable of the upper piece */
   return true;
@@ -34,13 +37,19 @@ bool om__branch_split(om_trace *tr, uint64_t mask, const int64_t *good, const in
  * at 128, and the switch to full attention below the threshold raised the minimum): the upper
  * piece, declared to the maximum the user declared, finds that end again. */
 bool om__branch_below(om_trace *tr, const om_symbol *declared) {
-  int k = -1;
+  int k = -1, first = -1; /* first: the first symbol whose minimum rose where some run answered below it */
   for (int j = 0; j < tr->symbols.n; j++) {
     const om_symbol *s = &tr->symbols.v[j];
+    if (first < 0 && s->min > declared[j].min && tr->answers_any >> j & 1) first = j;
     if ((s->min == declared[j].min && s->max == declared[j].max) || !(tr->answers_syms >> j & 1)) continue;
     if (k >= 0 || s->min == declared[j].min) return false; /* two, or a maximum alone */
     k = j;
   }
+  /* No symbol below its example in every such run: the model answers below one symbol's minimum
+   * with the others at their examples, and below another's with the first at its example (a
+   * threshold on min(H, W), as Swin's window size). Cut on the first: the piece above it, traced
+   * alone, narrows the second again and is cut on it in turn (om__branch_split). */
+  if (k < 0 && !tr->answers_syms) k = first;
   if (k < 0) return false;
   int64_t good[64] = {0}, bad[64] = {0};
   good[k] = tr->symbols.v[k].vmin;
@@ -101,7 +110,6 @@ static bool trace_piece(const cut *c, const piece *p, int pieces, om_tensor **ou
   if (!om_trace_begin()) return false;
   om_trace *sub = om__state()->trace;
   sub->pieces = pieces;
-  sub->branch_sym = c->k;
   bool ok = true;
   for (int j = 0; ok && j < tr->symbols.n; j++) { /* every symbol as declared, k as the piece */
     const om_symbol *s = &c->declared[j];
@@ -252,6 +260,45 @@ static const om_traced_sym *piece_sym(const om_symbol *s, const om_traced_model 
   return fixed;
 }
 
+/* Symbol out's branches where a piece of another symbol was cut on it (p: the symbol in the two
+ * pieces; a piece with no branches holds its range whole): the sizes either piece holds for, in
+ * ranges split at every size where one of the pieces switches, so that the Session admits what
+ * the graph holds and the list shows where it changes. None when neither piece was cut on it.
+ * false with OutOfMemory. */
+static bool other_branches(om_arena *a, const om_traced_sym *const p[2], om_traced_sym *out) {
+  if (!p[0]->n_branches && !p[1]->n_branches) return true;
+  int n_iv = 0, n_at = 0, most = (p[0]->n_branches ? p[0]->n_branches : 1) + (p[1]->n_branches ? p[1]->n_branches : 1);
+  int64_t *iv = om__arena_alloc(a, sizeof(int64_t) * 4 * (size_t)most), *at = iv ? iv + 2 * most : NULL; /* intervals; the sizes where one starts or ends */
+  if (!iv) return false;
+  for (int q = 0; q < 2; q++) {
+    int nb = p[q]->n_branches ? p[q]->n_branches : 1;
+    for (int b = 0; b < nb; b++, n_iv++) {
+      iv[2 * n_iv] = p[q]->n_branches ? p[q]->branches[2 * b] : p[q]->min;
+      iv[2 * n_iv + 1] = p[q]->n_branches ? p[q]->branches[2 * b + 1] : p[q]->max;
+      at[n_at++] = iv[2 * n_iv];
+      if (iv[2 * n_iv + 1] < INT64_MAX) at[n_at++] = iv[2 * n_iv + 1] + 1;
+    }
+  }
+  for (int x = 1; x < n_at; x++) /* sorted (few: insertion) */
+    for (int y = x; y > 0 && at[y - 1] > at[y]; y--) {
+      int64_t t = at[y];
+      at[y] = at[y - 1], at[y - 1] = t;
+    }
+  if (!(out->branches = om__arena_alloc(a, sizeof(int64_t) * 2 * (size_t)n_at))) return false;
+  out->n_branches = 0;
+  for (int x = 0; x < n_at; x++) { /* [at[x], at[x + 1] - 1] (to no bound past the last), where some piece holds it */
+    if (x && at[x] == at[x - 1]) continue;
+    int y = x + 1;
+    while (y < n_at && at[y] == at[x]) y++;
+    int64_t lo = at[x], hi = y < n_at ? at[y] - 1 : INT64_MAX;
+    bool held = false;
+    for (int v = 0; v < n_iv && !held; v++) held = lo >= iv[2 * v] && lo <= iv[2 * v + 1];
+    if (!held) continue;
+    out->branches[2 * out->n_branches] = lo, out->branches[2 * out->n_branches + 1] = hi, out->n_branches++;
+  }
+  return true;
+}
+
 /* The symbols of model m joined from pieces lo and hi of symbol k (fixed pieces have no symbol
  * k: their size is fk): each symbol's range is the union of the pieces' (where a piece has
  * narrowed one, eager fails there in that piece, so the union promises nothing eager does not
@@ -272,7 +319,10 @@ static bool join_symbols(const om_trace *tr, int k, const om_traced_model *lo, c
                            .checked_max = p[0]->checked_max > p[1]->checked_max ? p[0]->checked_max : p[1]->checked_max};
     out->min_why = keep(a, (lower_min ? p[0] : p[1])->min_why, &ok);
     out->max_why = keep(a, (upper_max ? p[1] : p[0])->max_why, &ok);
-    if (j != k) continue;
+    if (j != k) {
+      ok = ok && other_branches(a, p, out);
+      continue;
+    }
     int n = (p[0]->n_branches ? p[0]->n_branches : 1) + (p[1]->n_branches ? p[1]->n_branches : 1);
     if (!(ok = ok && (out->branches = om__arena_alloc(a, sizeof(int64_t) * 2 * (size_t)n)) != NULL)) break;
     for (int q = 0; q < 2; q++) {
@@ -507,9 +557,31 @@ static bool if_outputs(om_traced_model *m, bool on) {
   return true;
 }
 
+/* Whether the model, run eagerly (no trace on the thread) with symbol c->k's axes at size and
+ * the other symbols at their examples, answers: 1, or 0 where it fails (its message in why,
+ * the error cleared), -1 with OutOfMemory. A size where it fails has no answer to trace: a
+ * trace there may be refused at an earlier call from its runs at other sizes before it meets
+ * the failure (HF Swin at height 8 fails in its second stage, at every width). */
+static int answers_eagerly(const cut *c, int64_t size, om_tensor **outs, char *why, size_t cap) {
+  om_trace *tr = c->tr;
+  om_tensor *in[64] = {0};
+  bool ok = true;
+  for (int i = 0; ok && i < tr->inputs.n; i++) ok = (in[i] = piece_example(tr->inputs.v[i].traced, c->syms[i], c->k, size)) != NULL;
+  int n = ok ? c->fn(c->ctx, in, tr->inputs.n, outs, c->max_outputs) : -1;
+  om__release_all(in, tr->inputs.n);
+  if (n >= 0) om__release_all(outs, n <= c->max_outputs ? n : c->max_outputs);
+  if (n >= 0 && n <= c->max_outputs) return 1;
+  if (om_last_error() == OM_ERR_OUT_OF_MEMORY || !ok) return -1;
+  snprintf(why, cap, "%s", om_last_error_message());
+  om_clear_error();
+  return 0;
+}
+
 /* The other piece of a cut (po: upper, or below the example's), refused as one piece (it has
  * thresholds of its own, more than the pieces left: a mask of B - 3 rows, empty at B = 1 and 3,
- * one row at B = 2), as one piece per size when it has at most OM_ONE_SIZE_PIECES: each traced
+ * one row at B = 2), as one piece per size when it has at most OM_ONE_SIZE_PIECES sizes where the
+ * model answers (of OM_ONE_SIZE_SPAN at most: the rest, where it fails, left out as below; HF
+ * Swin's unshifted side of min(H, W) is 9 to 12, and its model fails below 9): each traced
  * with the symbol's axes fixed there, joined to the example's piece ex (pex) from the sizes next
  * to it outwards, an If each. A size where the model fails has no answer: it is left out where
  * every size past it fails too, and the range ends there (its reason kept, traced.symbols'
@@ -523,23 +595,33 @@ static om_traced_model *one_size_pieces(const cut *c, int in_i, int in_d, om_tra
   piece pacc = *pex;
   const char *why = NULL; /* the first size where the model fails: the range ends there */
   char fails[sizeof st->err_msg];
+  int answered = 0;
   for (int64_t step = 0; step <= po->hi - po->lo; step++) {
+    if (answered == OM_ONE_SIZE_PIECES && !why) { /* sizes left where it may answer: the piece's refusal stands */
+      if (acc != ex) om_traced_release(acc);
+      return NULL;
+    }
     int64_t size = upper ? po->lo + step : po->hi - step;
     piece p = {.lo = size, .hi = size, .v = size, .fixed = true};
     om_traced_model *m = NULL;
     int n = -1;
+    char failed[sizeof st->err_msg];
     st->rng_seed = seed, st->rng_offset = offset;
-    bool traced = trace_piece(c, &p, 1, outs, &n, &m);
+    int eager = answers_eagerly(c, size * s->multiple, outs, failed, sizeof failed);
+    if (eager < 0) break; /* out of memory */
+    st->rng_seed = seed, st->rng_offset = offset;
+    bool traced = eager && trace_piece(c, &p, 1, outs, &n, &m);
     if (n > 0) om__release_all(outs, n);
     om_error_kind kind = om_last_error();
     if (!traced && (kind == OM_ERR_OUT_OF_MEMORY || kind >= OM_ERR_TRACE_UNSUPPORTED_OPERATION)) break; /* refused */
     if (!traced) { /* the model fails at this size */
-      if (!why) snprintf(fails, sizeof fails, "trace_run: at %s=%lld the model fails (%s)", s->name,
-                         (long long)(size * s->multiple), om_last_error_message()), why = fails;
+      if (!why) snprintf(fails, sizeof fails, "trace_run: at %s=%lld the model fails (%.400s)", s->name,
+                         (long long)(size * s->multiple), eager ? om_last_error_message() : failed), why = fails;
       om_clear_error();
       continue;
     }
     om_traced_model *joined = NULL;
+    answered++;
     bool named = acc == ex || if_outputs(acc, true); /* the last If joins as a piece */
     if (!why && named) /* an If on the size: the one-size piece below the rest, or above it */
       joined = upper ? join(c, in_i, in_d, size * s->multiple, acc, m, &pacc, &p, false)
@@ -841,7 +923,7 @@ int om__branch_run(om_trace *tr, const om_symbol *declared, om_trace_fn fn, void
   failed = om_last_error();
   if (!ok && ex_traced && failed != OM_ERR_OK && failed != OM_ERR_OUT_OF_MEMORY &&
       (failed == OM_ERR_TRACE_SYMBOLIC_SHAPE || failed < OM_ERR_TRACE_UNSUPPORTED_OPERATION) &&
-      pc[other].hi - pc[other].lo < OM_ONE_SIZE_PIECES) { /* each size of the other piece a piece of its own */
+      pc[other].hi - pc[other].lo < OM_ONE_SIZE_SPAN) { /* each size of the other piece a piece of its own */
     char msg[sizeof st->err_msg];
     snprintf(msg, sizeof msg, "%s", om_last_error_message());
     om_clear_error();

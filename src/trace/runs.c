@@ -388,6 +388,7 @@ void om__run_answers(om_trace *tr, const char *why, const int64_t *v, const om_s
   for (int k = 0; k < tr->symbols.n; k++)
     if (v[k] < v0[k]) below |= (uint64_t)1 << k;
   tr->answers_syms = tr->answers ? tr->answers_syms & below : below;
+  tr->answers_any = tr->answers ? tr->answers_any | below : below;
   if (tr->answers) return;
   tr->answers = why, tr->answers_site = site;
   memcpy(tr->answers_v, v, sizeof(int64_t) * (size_t)tr->symbols.n);
@@ -2632,6 +2633,7 @@ record:
     tr->answers = tr->again_answers; /* what the trace before it began again narrowed (om__run_narrowed_again) */
     tr->answers_site = tr->again_site;
     tr->answers_syms = tr->again_syms;
+    tr->answers_any = tr->again_any;
     tr->far_parted = NULL;
     tr->serial++;
     tr->n_probes = 0;
@@ -2659,6 +2661,7 @@ record:
     if (tr->again) { /* no fit after a range narrowed where the model works: again, in the narrowed ranges */
       tr->again = false;
       tr->again_answers = tr->answers, tr->again_site = tr->answers_site, tr->again_syms = tr->answers_syms;
+      tr->again_any = tr->answers_any;
       if (!narrowed && !(narrowed = om__alloc(sizeof *narrowed * (size_t)tr->symbols.n, "trace_run")))
         return free(ranges), -1;
       if (rec != narrowed) memcpy(narrowed, ranges, sizeof *narrowed * (size_t)tr->symbols.n);

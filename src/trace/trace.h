@@ -226,6 +226,7 @@ struct om_trace {
   const om_site *answers_site; /* the call it names, NULL none */
   int64_t answers_v[64];     /* the variables of the run where it answers (a cut below the minimum must hold there) */
   uint64_t answers_syms;     /* the symbols below their examples in every run where it did (om__branch_below) */
+  uint64_t answers_any;      /* the symbols below their examples in some run where it did (om__branch_below) */
   /* a fit that no form holds once runs below the example narrowed a range where the model works
    * (om__run_narrowed_again): the trace begins again in the narrowed ranges, and those answers
    * are kept, so that where it then holds it is refused naming that declaration (refuse_answers) */
@@ -233,7 +234,7 @@ struct om_trace {
   const om_symbol *again_from; /* the ranges the record run began with (om_trace_run's record ranges) */
   const char *again_answers;
   const om_site *again_site;
-  uint64_t again_syms;
+  uint64_t again_syms, again_any;
   const char *far_parted;    /* a run above the example the record run parted from (the refusal, if the range check finds no threshold) */
   const om_site *far_site;   /* the call where it parted */
   /* a refusal where the model itself fails (om__run_fails_at): the record run unwinds and
@@ -261,7 +262,6 @@ struct om_trace {
   bool made_phantom;         /* and it made a constant shape only: its values failed nothing (runs.c) */
   /* thresholds written as branches (branch.c) */
   int pieces;                /* the most pieces this trace may be cut into (OM_BRANCH_PIECES; fewer in a piece) */
-  int branch_sym;            /* in a piece: the symbol it is a piece of (it is cut only on that one), else -1 */
   int split_sym;             /* the range check found a threshold of this symbol to cut at (-1: none) */
   int64_t split_at;          /* the first variable of the upper piece */
   om_traced_model *branched; /* the model of the pieces, which om_trace_finish returns */
@@ -488,6 +488,7 @@ int om__run_loop(om_trace *tr, int k, om_trace_fn fn, void *ctx, int max_outputs
 
 #define OM_BRANCH_PIECES 8 /* the most pieces a symbol's range is cut into */
 #define OM_ONE_SIZE_PIECES 8 /* a piece refused as one, of at most this many sizes, is one piece per size */
+#define OM_ONE_SIZE_SPAN 32 /* or of at most this many, where the model answers at OM_ONE_SIZE_PIECES of them at most */
 /** The range check found that at the variables bad (a step from good; up: above the example)
  *  the model does another thing than the trace, the symbols of mask making the difference:
  *  when that is one symbol and the trace may be cut there, notes the cut (tr->split_sym) and

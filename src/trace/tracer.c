@@ -93,7 +93,7 @@ bool om_trace_begin(void) {
   if (!tr) return false;
   memset(tr, 0, sizeof *tr);
   tr->pieces = OM_BRANCH_PIECES;
-  tr->branch_sym = tr->split_sym = -1;
+  tr->split_sym = -1;
   tr->id = ++st->trace_serial ? st->trace_serial : ++st->trace_serial; /* 0 means "not traced" */
   st->trace_end_kind = OM_ERR_OK;
   st->trace_end_msg[0] = '\0';

@@ -31,32 +31,6 @@ class DetrSine extends DetrSinePositionEmbedding {
 }
 for (const name of ['detr_sine', 'detr_sine_small']) PORTS[name] = { Model: DetrSine, outputs: ['position_embeddings'], transient: [] };
 
-/** The om.Dim declarations a refusal names, as { symbol: { min, max } }. */
-const named = (message) => Object.fromEntries([...message.matchAll(/om\.Dim\('(\w+)', \{ min: (\d+)(?:, max: (\d+))? \}\)/g)]
-  .map(([, n, min, max]) => [n, max === undefined ? { min: Number(min) } : { min: Number(min), max: Number(max) }]));
-
-// Traces the port undeclared at its first fixture's sizes, expects the SymbolicShape refusal that
-// names the declaration holding at the example, and returns that declaration.
-function refusedDeclaration(name) {
-  const fx = loadFixture(name);
-  const model = loadPort(PORTS[name], name, fx);
-  let decl = null;
-  try {
-    om.tidy(() => {
-      const { batch: b, height: h, width: w } = fx.cases[0].sizes;
-      assert.throws(() => om.trace(model, { pixel_values: [image([b, 3, h, w], 1), ['batch', null, 'height', 'width']] }), (e) => {
-        assert.ok(e instanceof om.TraceError && e.kind === 'SymbolicShape', String(e));
-        assert.match(e.message, /where the model gives an answer that the graph would not: the graph holds for the sizes om\.Dim/);
-        decl = named(e.message);
-        return true;
-      });
-    });
-  } finally {
-    model.dispose();
-  }
-  return decl;
-}
-
 describe('Swin loads PyTorch\'s safetensors strictly and matches PyTorch eagerly at every size', () => {
   for (const name of ['swin', 'swin_cls']) test(name, (t) => matchesEagerly(t, PORTS[name], name));
 
@@ -85,44 +59,55 @@ const within = ({ min = 1, max = Infinity }, x) => x >= min && x <= max;
 describe('Swin traced with symbolic batch, height and width, run in onnxruntime-web and the Session at sizes the trace never saw', () => {
   // Upstream's set_shift_and_window_size is a threshold on min(H, W): the second stage is one
   // unshifted window where its smaller side is the window (swin: min(H, W) 9 to 12; swin_cls: 25 to
-  // 30) and shifted above. A threshold on two symbols is no If on one size: refused, naming the
-  // declarations under which one graph holds; declared so, each side of it traces and holds.
-  // Traced undeclared at 26 x 21 (both stages shifted): the runs below the threshold take the other
-  // path (no roll, no mask) and narrow the range where the model answers; the layer's pad, which
-  // they compute otherwise, fits in the narrowed range once the trace begins again there, so the
-  // trace is refused naming that declaration. Traced with it, right against PyTorch.
-  test('swin: traced at 26 x 21 undeclared, refused (SymbolicShape) naming the declaration that holds; declared so, right against PyTorch in both engines', async (t) => {
-    const decl = refusedDeclaration('swin');
-    // the shifted side of min(H, W) > 12, which holds the example
-    assert.deepEqual(decl, { height: { min: 13 }, width: { min: 13 } });
+  // 30) and shifted above. The trace cuts on the height there and cuts the piece above on the
+  // width (a cut inside a piece), each size of the unshifted side a piece of its own, so one graph
+  // (nested Ifs) holds on both sides of the branch. Traced at 26 x 21 undeclared, the piece below
+  // the height's threshold is refused as one piece (a fit its runs at 1 to 8, where the model
+  // fails, break), naming the declaration from the threshold; declared from 9, where the model
+  // answers (below, its second stage fails: the bias table is the window's), one graph over both
+  // sides, right against PyTorch in both engines at every fixture size (9 x 9, 10 x 30, 12 x 13,
+  // 13 x 12, 13 x 13, ... 64 x 50).
+  test('swin: traced at 26 x 21 undeclared, refused (SymbolicShape) naming a declaration; declared from 9, one graph over both sides of min(H, W), right against PyTorch in both engines', async (t) => {
+    const fx = loadFixture('swin');
+    const model = loadPort(PORTS.swin, 'swin', fx);
+    try {
+      om.tidy(() => {
+        const { batch: b, height: h, width: w } = fx.cases[0].sizes;
+        assert.throws(() => om.trace(model, { pixel_values: [image([b, 3, h, w], 1), ['batch', null, 'height', 'width']] }), (e) => {
+          assert.ok(e instanceof om.TraceError && e.kind === 'SymbolicShape', String(e));
+          assert.match(e.message, /^trace: the model changes at a size threshold of 'height' \(at 13\), and the piece below it \(traced at height=12\) is refused: /);
+          assert.match(e.message, /declare om\.Dim\('height', \{ min: 13 \}\) for the graph from there/);
+          return true;
+        });
+      });
+    } finally {
+      model.dispose();
+    }
+    const from9 = { min: 9 };
     await tracesEverywhere(t, PORTS.swin, 'swin', (tm) => {
-      assert.deepEqual(Object.fromEntries(tm.symbols.map((x) => [x.name, [x.min, x.max]])),
-        { batch: [1, Infinity], height: [13, Infinity], width: [13, Infinity] });
-    }, declared(decl.height, decl.width), 0, (z) => within(decl.height, z.height) && within(decl.width, z.width));
+      const sym = Object.fromEntries(tm.symbols.map((x) => [x.name, x]));
+      assert.deepEqual([sym.height.min, sym.height.max, sym.width.min, sym.width.max], [9, Infinity, 9, Infinity]);
+      assert.deepEqual(sym.height.branches, [9, 10, 11, 12].map((z) => ({ min: z, max: z })).concat([{ min: 13, max: Infinity }]));
+      assert.deepEqual(sym.width.branches.at(-1), { min: 13, max: Infinity }, 'the width cut at the threshold, in the height\'s piece above it');
+      assert.equal(sym.width.branches[0].min, 9);
+    }, declared(from9, from9), 0, (z) => within(from9, z.height) && within(from9, z.width));
   });
 
-  // Traced undeclared at 70 x 47: its second stage's window count reads the stage's height,
-  // ceil(ceil(H / 6) / 5), which moves once every 30 image sizes, and the runs at consecutive sizes
-  // saw too few of the stage's heights to pin it; the tracer now asks for runs where that height
-  // takes new values, the trace holds where the width is 31 or more (both stages shifted along
-  // the width), and the runs below it narrowed the width where the model answers: refused naming
-  // that declaration. Traced with it, the height's threshold (the second stage one unshifted
-  // window up to 30) is an If on the height, from 25 (the model fails below: its relative
-  // position table is the window's), right against PyTorch in both engines.
-  test('swin_cls: traced at 70 x 47 undeclared, refused (SymbolicShape) naming the declaration that holds; declared so, an If on the height, right against PyTorch in both engines', async (t) => {
-    const decl = refusedDeclaration('swin_cls');
-    assert.deepEqual(decl, { width: { min: 31 } });
+  // Traced undeclared at 70 x 47 (both stages shifted): cut on the height at 31, the piece above
+  // cut on the width there (a cut inside a piece), the unshifted side of the height one size at a
+  // time (25 to 30; the model fails below 25, where its relative position table is the window's,
+  // and says so). One graph over both sides of min(H, W) with both symbolic, right against
+  // PyTorch in both engines at every fixture size (25 x 25, 26 x 31, 30 x 100, 40 x 29, 28 x 97,
+  // 301 x 257 ...).
+  test('swin_cls: traced at 70 x 47 undeclared, one graph over both sides of min(H, W), right against PyTorch in both engines', async (t) => {
     await tracesEverywhere(t, PORTS.swin_cls, 'swin_cls', (tm) => {
       const [height, width] = ['height', 'width'].map((n) => tm.symbols.find((x) => x.name === n));
-      assert.deepEqual([width.min, width.max, width.narrowedBy], [31, Infinity, null]);
-      assert.deepEqual([height.min, height.max], [25, Infinity]);
-      // pieces from 25, one after another, the last the shifted side from 31 (the unshifted side
-      // may be cut again: traced at 70 x 47 it is 25 to 29 and 30 alone)
-      const pieces = height.branches;
-      assert.deepEqual([pieces[0].min, pieces.at(-1)], [25, { min: 31, max: Infinity }]);
-      pieces.slice(1).forEach((p, i) => assert.equal(p.min, pieces[i].max + 1, JSON.stringify(pieces)));
-      assert.match(height.narrowedBy, /the call fails/, 'the model fails below 25: narrowed there, and said');
-    }, declared({}, decl.width), 0, (z) => z.height >= 25 && within(decl.width, z.width));
+      assert.deepEqual([height.min, height.max, width.min, width.max], [25, Infinity, 25, Infinity]);
+      assert.match(height.narrowedBy, /the model fails/, 'the model fails below 25: narrowed there, and said');
+      assert.match(width.narrowedBy, /the model fails/);
+      assert.deepEqual(height.branches, [25, 26, 27, 28, 29, 30].map((z) => ({ min: z, max: z })).concat([{ min: 31, max: Infinity }]));
+      assert.deepEqual(width.branches, [{ min: 25, max: 30 }, { min: 31, max: Infinity }]);
+    }, undefined, 0, (z) => z.height >= 25 && z.width >= 25);
   });
 
   for (const [name, traced, least, shifted, traceCase, unshiftedCase] of [['swin', '26 x 21', 9, 13, 0, 9], ['swin_cls', '70 x 47', 25, 31, 0, 8]]) {
