@@ -1445,16 +1445,41 @@ static bool refuse_at_call(run_ctx *rc, const int64_t *bad, int64_t call, const 
 /* Refuses (SymbolicShape, false) a trace whose record run narrowed a range where the model works
  * (tr->answers says where first), with the declaration of the ranges it narrowed to (each symbol
  * whose range differs from the user's declaration), as torch.export names the constraints that
- * would hold; at the call it names (refuse_at_call). */
+ * would hold; at the call it names (refuse_at_call). A minimum that rose where the model answers
+ * (one below it, the others at their examples) is left out of the declaration when it is the only
+ * such one and another symbol's is in it, one that rose where the model fails: a trace declared
+ * so cuts that minimum itself (om__branch_below cuts one symbol), or refuses naming it; two such
+ * stay, as no cut holds both (random model 24:20040's squeeze() of [N, 1, H], which drops
+ * another axis at N = 1 and at H = 1, beside a reflect pad that needs W >= 3). So the
+ * offset-4 form of random model 24:20939 (row 2 of B rows, its T - 4 columns reshaped to [1,
+ * T - 4, 1, C]) names B's minimum alone: T rose to 4 because at T = 3 the reshape's -1 is
+ * inferred from an empty tensor (0, not T - 4), and the model answers there, so declaring T from
+ * 4 would narrow T where the model gives an answer. */
 static bool refuse_answers(run_ctx *rc) {
   om_trace *tr = rc->tr;
   const om_site *site = tr->answers_site;
   char decl[600];
   size_t n = 0;
   decl[0] = '\0';
+  uint64_t answered = 0; /* the narrowed symbols whose minimum rose where the model answers */
+  bool failed = false;   /* a narrowed symbol that does not */
+  int64_t v[64];
+  for (int k = 0; k < tr->symbols.n; k++) {
+    const om_symbol *s = &tr->symbols.v[k];
+    if (s->vmin == s->decl_vmin && s->vmax == s->decl_vmax) continue;
+    int r = RANGE_FAILS;
+    if (s->vmin > s->decl_vmin && s->vmax == s->decl_vmax) {
+      om__run_example(tr, v);
+      v[k] = s->vmin - 1;
+      if ((r = verdict_at(rc, v)) == RANGE_ENDED) return false;
+    }
+    if (r == RANGE_SAME || r == RANGE_DIFFERS) answered |= (uint64_t)1 << k;
+    else failed = true;
+  }
   for (int k = 0; k < tr->symbols.n && n < sizeof decl; k++) {
     const om_symbol *s = &tr->symbols.v[k];
-    if (s->vmin != s->decl_vmin || s->vmax != s->decl_vmax) n = dim_declaration(decl, sizeof decl, n, s, s->min, s->max);
+    if ((s->vmin != s->decl_vmin || s->vmax != s->decl_vmax) && !(failed && answered == (uint64_t)1 << k))
+      n = dim_declaration(decl, sizeof decl, n, s, s->min, s->max);
   }
   const char *msg = om__arena_printf(&tr->g.arena, "%s, where the model gives an answer that the graph would not: the graph "
                                      "holds for the sizes %s declares (om_trace_dim in C): declare them to trace it there",

@@ -567,6 +567,27 @@ describe('branches at points off the lines: refused, naming the point and a decl
     });
   });
 
+  test('one exact size of one symbol (T === c) where a run lands on it: an If or refused, at each kind of run (docs/symbolic-axes.md, "What is still unseen")', async () => {
+    // traced at T = 8 with no other symbol: c = 1 is the smallest size, 5 the line down's third
+    // step, 10 the run at v0 + 2, 17 the one at 2 v0 + 1, 23 and 39 the line up's steps 15 and 31
+    for (const c of [1, 5, 10, 17, 23, 39]) {
+      const model = fn((x) => (x.shape[1] === c ? x.mul(2) : x.add(1)));
+      const ex = om.randn([2, 8, 3], { seed: c });
+      await withTraced((keep) => {
+        let tm;
+        try {
+          tm = rightAt(keep, model, { x: [ex, [null, 'T', null]] }, [{ x: [2, c, 3] }, { x: [2, c + 1, 3] }]);
+        } catch (e) {
+          assert.ok(e instanceof om.TraceError && e.kind === 'SymbolicShape', String(e));
+          assert.match(e.message, new RegExp(`at T=${c} it calls mul here`));
+          return;
+        }
+        assert.ok(ops(tm).includes('If'), `T === ${c}: ${ops(tm)}`);
+      });
+      ex.dispose();
+    }
+  });
+
   test('a length equal to a table\'s rows less one (a class token\'s row), far above the example, for two tables', async () => {
     class Table extends om.nn.Module {
       constructor(rows) {

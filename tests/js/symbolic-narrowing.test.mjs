@@ -185,6 +185,69 @@ describe('a cut below a raised minimum whose pieces fail at the other symbol\'s 
   });
 });
 
+describe('a minimum that rose where the model answers, named beside one that rose where it fails', () => {
+  test("row a of B rows, its T - b columns reshaped to [1, T - b, 1, C], b from 1 to 7: refused naming B's minimum alone, then declared, right at T = b - 1", async () => {
+    // the offset-4 form of random model 24:20939: at T = b - 1 the reshape's T - b is -1, inferred
+    // from an empty tensor (0 columns), so the model answers there at every B; T's minimum rose to
+    // b in the trace (the fitted extent T - b is -1 there, not 0), and the refusal declared it,
+    // narrowing T where the model answers. Declared as B from a + 1 alone, the trace cuts T at b
+    // itself (an If) and holds from T = b - 1, where the model first answers
+    for (const [a, b, C, B0] of [[2, 4, 6, 3], [2, 1, 6, 3], [2, 2, 4, 4], [3, 5, 4, 4], [2, 7, 6, 5]]) {
+      const model = fn((x) => {
+        const T = x.shape[1];
+        return x.slice(0, a, a + 1).slice(1, b, T).reshape(1, T - b, 1, C).mul(2);
+      });
+      const ex = om.randn([B0, b + 5, C], { seed: a + b });
+      assert.throws(() => om.trace(model, { x: [ex, ['B', 'T', null]] }), (e) => {
+        assert.ok(e instanceof om.TraceError && e.kind === 'SymbolicShape', String(e));
+        assert.match(e.message, new RegExp(`^reshape \\(call \\d+\\): the minimum of 'B' rose there, yet at B=${a}, T=\\d+ the model answers.* ` +
+          `the graph holds for the sizes om\\.Dim\\('B', \\{ min: ${a + 1} \\}\\) declares:`));
+        assert.match(e.message, here);
+        return true;
+      });
+      const first = Math.max(1, b - 1); // the smallest T where the model answers
+      assert.deepEqual(om.tidy(() => model.forward(om.zeros([a + 1, first, C])).shape), [1, 0, 1, C], `the model answers at T = ${first}`);
+      if (first > 1) assert.throws(() => om.tidy(() => model.forward(om.zeros([a + 1, first - 1, C]))), /reshape/, `the model fails at T = ${first - 1}`);
+      await withTraced((keep) => {
+        const tm = om.trace(model, { x: [ex, [om.Dim('B', { min: a + 1 }), 'T', null]] });
+        assert.deepEqual(tm.symbols.map((s) => [s.name, s.min, s.narrowedBy === null]), [['B', a + 1, true], ['T', first, first === 1]]);
+        keep(tm, { x: ex }, [model.forward(ex)], undefined, model);
+        for (const [bb, t] of [[a + 1, first], [a + 3, first], [a + 1, b], [a + 2, b + 1], [a + 4, b + 9]]) {
+          const x = om.randn([bb, t, C], { seed: bb * t });
+          keep(tm, { x }, [model.forward(x)], `at B=${bb}, T=${t}`);
+        }
+      });
+      ex.dispose();
+    }
+  });
+});
+
+describe('two minimums that rose where the model answers, beside one that rose where it fails', () => {
+  test("random model 24:20040's squeeze() of [N, 1, H] beside a reflect pad of W by 2: refused naming all three, which holds", async () => {
+    // squeeze() drops another axis at N = 1 and at H = 1 (the model answers there, at another
+    // rank); the pad fails below W = 3. One cut holds one symbol, so N's and H's minimums stay in
+    // the declaration beside W's (left out, the trace declared so was refused naming them)
+    const model = fn((x) => {
+      om.nn.functional.pad(x.select(1, 0), [2, 2], 'reflect').dispose();
+      return om.nn.functional.pad(x, [2, 2]).sum(-1).squeeze();
+    });
+    const ex = om.randn([5, 1, 15, 11], { seed: 3 });
+    assert.throws(() => om.trace(model, { x: [ex, ['N', null, 'H', 'W']] }), (e) => {
+      assert.ok(e instanceof om.TraceError && e.kind === 'SymbolicShape', String(e));
+      assert.match(e.message, /the graph holds for the sizes om\.Dim\('N', \{ min: 2 \}\), om\.Dim\('H', \{ min: 2 \}\), om\.Dim\('W', \{ min: 3 \}\) declares:/);
+      assert.match(e.message, here);
+      return true;
+    });
+    await withTraced((keep) => {
+      const tm = om.trace(model, { x: [ex, [om.Dim('N', { min: 2 }), null, om.Dim('H', { min: 2 }), om.Dim('W', { min: 3 })]] });
+      keep(tm, { x: ex }, [model.forward(ex)], undefined, model);
+      const x = om.randn([2, 1, 2, 3], { seed: 4 });
+      keep(tm, { x }, [model.forward(x)], 'at N=2, H=2, W=3');
+    });
+    ex.dispose();
+  });
+});
+
 describe('memory run out far above the example', () => {
   let made; // its modules' parameters live with the file, made before the test's baseline
   before(() => { made = loadCase(render(generate(23, 34846))); });
