@@ -349,6 +349,24 @@ static const char *piece_declaration(const om_symbol *s, const piece *p, char *b
   return buf;
 }
 
+/* The declaration under which the example's piece m (traced over p of symbol s) holds: s's piece
+ * and every other symbol whose range in m is not every size from 1 (a minimum the piece's runs
+ * raised where the model answers at another rank is one the user must declare too, else a trace
+ * declared with s's piece alone is refused again on it), in buf (cap bytes). */
+static const char *example_declaration(const om_trace *tr, const om_symbol *s, const om_traced_model *m, const piece *p,
+                                       char *buf, size_t cap) {
+  char one[100];
+  size_t n = (size_t)snprintf(buf, cap, "%s", piece_declaration(s, p, one, sizeof one));
+  for (int k = 0; k < tr->symbols.n && n < cap; k++) {
+    const om_symbol *o = &tr->symbols.v[k];
+    const om_traced_sym *q = o == s ? NULL : sym_named(m, o->name);
+    if (!q || (q->min <= 1 && q->max == INT64_MAX && q->multiple == 1)) continue;
+    piece r = {.lo = q->min / q->multiple, .hi = q->max == INT64_MAX ? INT64_MAX : q->max / q->multiple};
+    n += (size_t)snprintf(buf + n, cap - n, ", %s", piece_declaration(o, &r, one, sizeof one));
+  }
+  return buf;
+}
+
 /* A constant of g: int64 [1] holding x (name: its base name); its value, -1 on error. */
 static int int_const(om_graph *g, const char *name, int64_t x) {
   int64_t one = 1;
@@ -442,19 +460,20 @@ static om_traced_model *join(const cut *c, int i, int d, int64_t at, const om_tr
   int n_out = ok ? lo->g.outputs.n : 0, *outs = ok ? om__arena_alloc(&g->arena, sizeof(int) * (size_t)(n_out + 1)) : NULL;
   ok = ok && outs;
   const om_symbol *s = &tr->symbols.v[c->k];
-  char decl[200];
+  char decl[600];
+  const om_traced_model *exm = ex_hi ? hi : lo;
   if (ok && hi->g.outputs.n != n_out)
     ok = om__fail(OM_ERR_TRACE_SYMBOLIC_SHAPE, "trace_run: the model changes at a size threshold of '%s' (at %lld) and "
                   "returns %d outputs below it, %d from it: the two cannot be one graph; the trace holds on the example's "
                   "side: declare %s", s->name, (long long)at, n_out, hi->g.outputs.n,
-                  piece_declaration(s, ex_hi ? phi : plo, decl, sizeof decl));
+                  example_declaration(tr, s, exm, ex_hi ? phi : plo, decl, sizeof decl));
   for (int j = 0; ok && j < n_out; j++) {
     const om_gvalue *a = &lo->g.values.v[lo->g.outputs.v[j]], *b = &hi->g.values.v[hi->g.outputs.v[j]];
     if (a->dtype != b->dtype || a->ndim != b->ndim) {
       ok = om__fail(OM_ERR_TRACE_SYMBOLIC_SHAPE, "trace_run: the model changes at a size threshold of '%s' (at %lld) and its "
                     "output %d is %s of rank %d below it, %s of rank %d from it: the two cannot be one graph; the trace "
                     "holds on the example's side: declare %s", s->name, (long long)at, j, om_dtype_name(a->dtype), a->ndim,
-                    om_dtype_name(b->dtype), b->ndim, piece_declaration(s, ex_hi ? phi : plo, decl, sizeof decl));
+                    om_dtype_name(b->dtype), b->ndim, example_declaration(tr, s, exm, ex_hi ? phi : plo, decl, sizeof decl));
       break;
     }
     const om_gvalue *ex = ex_hi ? b : a; /* the sizes of the example's piece */

@@ -234,7 +234,9 @@ describe('two minimums that rose where the model answers, beside one that rose w
     const ex = om.randn([5, 1, 15, 11], { seed: 3 });
     assert.throws(() => om.trace(model, { x: [ex, ['N', null, 'H', 'W']] }), (e) => {
       assert.ok(e instanceof om.TraceError && e.kind === 'SymbolicShape', String(e));
-      assert.match(e.message, /the graph holds for the sizes om\.Dim\('N', \{ min: 2 \}\), om\.Dim\('H', \{ min: 2 \}\), om\.Dim\('W', \{ min: 3 \}\) declares:/);
+      // cut on H (or N), the pieces differ in rank; the example's piece holds under all three
+      // (naming the cut symbol alone was refused again on the other)
+      for (const d of [/om\.Dim\('N', \{ min: 2 \}\)/, /om\.Dim\('H', \{ min: 2 \}\)/, /om\.Dim\('W', \{ min: 3 \}\)/]) assert.match(e.message, d);
       assert.match(e.message, here);
       return true;
     });
