@@ -42,6 +42,9 @@ const JS_NAMES = {
   from_data: 'om.tensor',
   full: 'om.full (om.zeros, om.ones)',
   attention: 'scaledDotProductAttention',
+  max_pool2d_indices: 'maxPool2d (returnIndices)',
+  max_pool3d_indices: 'maxPool3d (returnIndices)',
+  max_unpool: 'maxUnpool2d (1d, 3d)',
 };
 
 /**

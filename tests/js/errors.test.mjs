@@ -280,6 +280,19 @@ describe('error classes', () => {
     assert.deepEqual(bad, []);
   });
 
+  // A trace's messages name the op a call reached (jsName of the C op): that name must be one the
+  // JS API has, else the message names a function the user cannot find. The ops only an imported
+  // ONNX graph reaches (the Session's kernels, named by the node) are the exceptions.
+  test("every C op's name in a message is a function or module of the JS API", () => {
+    const ops = [...readFileSync(new URL('../../src/ops/ops.def', import.meta.url), 'utf8').matchAll(/^OM_OP\((\w+)/gm)].map((m) => m[1]);
+    assert.ok(ops.length > 100, `${ops.length} ops`);
+    const api = new Set([om, om.nn, om.nn.functional, om.Tensor.prototype].flatMap((o) => Object.getOwnPropertyNames(o)));
+    const sessionOnly = ['rms_norm', 'scatter_reduce', 'dft', 'det'];
+    const missing = ops.filter((op) => !sessionOnly.includes(op) && !api.has(jsName(op).split(' ')[0].replace(/^(om|nn)\./, '')));
+    assert.deepEqual(missing, []);
+    assert.equal(jsName('max_unpool'), 'maxUnpool2d (1d, 3d)');
+  });
+
   test('calling anything before ready() throws an OmError', () => {
     const script = `
       import * as om from 'onemodel';
