@@ -51,6 +51,7 @@ bool om__branch_below(om_trace *tr, const om_symbol *declared) {
    * alone, narrows the second again and is cut on it in turn (om__branch_split). */
   if (k < 0 && !tr->answers_syms) k = first;
   if (k < 0) return false;
+  tr->split_first = k == first && !tr->answers_syms;
   int64_t good[64] = {0}, bad[64] = {0};
   good[k] = tr->symbols.v[k].vmin;
   bad[k] = good[k] - 1;
@@ -130,6 +131,7 @@ static bool trace_piece(const cut *c, const piece *p, int pieces, om_tensor **ou
   }
   for (int q = 0; ok && q < tr->params.n; q++) ok = om_trace_parameter(tr->params.v[q].name, tr->params.v[q].view);
   if (ok) *n = om__trace_run(c->fn, c->ctx, outputs, c->max_outputs, tr->runner);
+  if (*n < 0 && om__state()->trace == sub && sub->split_parted) tr->split_parted = true; /* a cut inside the piece parted */
   if (*n >= 0) {
     const char **names = om__alloc(sizeof *names * (size_t)(*n ? *n : 1), "trace_run");
     for (int j = 0; names && j < *n; j++)
@@ -462,7 +464,8 @@ static om_traced_model *join(const cut *c, int i, int d, int64_t at, const om_tr
   const om_symbol *s = &tr->symbols.v[c->k];
   char decl[600];
   const om_traced_model *exm = ex_hi ? hi : lo;
-  if (ok && hi->g.outputs.n != n_out)
+  tr->split_parted = ok && hi->g.outputs.n != n_out;
+  if (tr->split_parted)
     ok = om__fail(OM_ERR_TRACE_SYMBOLIC_SHAPE, "trace_run: the model changes at a size threshold of '%s' (at %lld) and "
                   "returns %d outputs below it, %d from it: the two cannot be one graph; the trace holds on the example's "
                   "side: declare %s", s->name, (long long)at, n_out, hi->g.outputs.n,
@@ -470,6 +473,7 @@ static om_traced_model *join(const cut *c, int i, int d, int64_t at, const om_tr
   for (int j = 0; ok && j < n_out; j++) {
     const om_gvalue *a = &lo->g.values.v[lo->g.outputs.v[j]], *b = &hi->g.values.v[hi->g.outputs.v[j]];
     if (a->dtype != b->dtype || a->ndim != b->ndim) {
+      tr->split_parted = true;
       ok = om__fail(OM_ERR_TRACE_SYMBOLIC_SHAPE, "trace_run: the model changes at a size threshold of '%s' (at %lld) and its "
                     "output %d is %s of rank %d below it, %s of rank %d from it: the two cannot be one graph; the trace "
                     "holds on the example's side: declare %s", s->name, (long long)at, j, om_dtype_name(a->dtype), a->ndim,

@@ -2771,7 +2771,13 @@ record:
     goto record;
   }
   if (tr->split_sym < 0 && tr->answers) om__branch_below(tr, ranges); /* a minimum raised where the model answers: cut there */
-  if (tr->split_sym >= 0 && (n = om__branch_run(tr, ranges, fn, ctx, outputs, max_outputs, n, seed, offset)) < 0) return free(ranges), -1;
+  if (tr->split_sym >= 0 && (n = om__branch_run(tr, ranges, fn, ctx, outputs, max_outputs, n, seed, offset)) < 0) {
+    /* a cut on the first of two symbols narrowed where the model answers whose pieces cannot be
+     * one graph: refused as without the cut, at the call where the runs parted (its line, and the
+     * ranges of both symbols), not at om.trace's */
+    if (tr->split_first && tr->split_parted && tr->answers) refuse_answers(&rc);
+    return free(ranges), -1;
+  }
   if (tr->split_sym >= 0 && tr->answers && !branched_answers(tr)) { /* the pieces left out again where the model answered */
     /* a probe's answer is a call's alone (a squeeze that drops the axis at L = 1, where the
      * model fails a call later): the model runs there, and only where it answers is it refused */

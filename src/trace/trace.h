@@ -264,6 +264,8 @@ struct om_trace {
   int pieces;                /* the most pieces this trace may be cut into (OM_BRANCH_PIECES; fewer in a piece) */
   int split_sym;             /* the range check found a threshold of this symbol to cut at (-1: none) */
   int64_t split_at;          /* the first variable of the upper piece */
+  bool split_first;          /* the cut is on the first of two symbols narrowed where the model answers (om__branch_below) */
+  bool split_parted;         /* and its pieces were refused as one graph (other output counts, types or ranks: join) */
   om_traced_model *branched; /* the model of the pieces, which om_trace_finish returns */
   const om_graph_runner *runner; /* what runs a rolled graph to check it (om__trace_run's), NULL: none */
   /* calls made only at some sizes (absent.c): a run that makes identity-able calls the example's
