@@ -28,7 +28,7 @@ describe('max pools\' indices and max unpools against PyTorch', () => {
 
   test('PyTorch\'s errors: an index outside a smaller plane, an output size out of range or of the wrong length', () => {
     const want = [
-      ['IndexOutOfRange', /^maxUnpool: index 38 \(element \d+ of plane 0\) is outside the output plane of 35 elements/],
+      ['IndexOutOfRange', /^maxUnpool2d \(1d, 3d\): index 38 \(element \d+ of plane 0\) is outside the output plane of 35 elements/],
       ['InvalidArgument', /^maxUnpool2d: outputSize\[0\] 8 must lie between 4 and 8 \(exclusive\)/],
       ['InvalidArgument', /^maxUnpool2d: outputSize must have 2 or 4 elements, got 1/],
     ];
@@ -85,13 +85,13 @@ describe('max pools\' indices and max unpools against PyTorch', () => {
     throwsKind(() => new om.nn.MaxPool2d(2, { divisorOverride: 2 }), 'InvalidArgument', /MaxPool2d: unknown option 'divisorOverride'/);
     throwsKind(() => F().maxUnpool2d(v, i, 2, { output: 3 }), 'InvalidArgument', /maxUnpool2d: unknown option 'output'/);
     throwsKind(() => new om.nn.MaxUnpool2d([2, 2, 2]), 'InvalidArgument', /MaxUnpool2d: kernelSize must be an integer or 2 integers, got 3/);
-    throwsKind(() => F().maxUnpool2d(v, i.to('float32'), 2), 'DtypeMismatch', /maxUnpool: indices must be int64, not float32/);
-    throwsKind(() => F().maxUnpool2d(v.to('int64'), i, 2), 'DtypeMismatch', /maxUnpool: takes float32, not int64/);
-    throwsKind(() => F().maxUnpool2d(v, i.narrow(3, 0, 2), 2), 'ShapeMismatch', /maxUnpool: indices \[1,2,3,2\] must have the input's shape \[1,2,3,3\]/);
-    throwsKind(() => F().maxUnpool2d(v, i.add(36), 2), 'IndexOutOfRange', /maxUnpool: index 36 \(element 8 of plane 1\) is outside the output plane of 36 elements/);
-    throwsKind(() => F().maxUnpool2d(v, i.sub(1), 2), 'IndexOutOfRange', /maxUnpool: index -1 /);
-    throwsKind(() => F().maxUnpool1d(v, i, 2), 'InvalidArgument', /maxUnpool: takes the output size \(2 integers for input \[1,2,3,3\]\), got 1/);
-    throwsKind(() => F().maxUnpool1d(v.flatten(), i.flatten(), 2), 'ShapeMismatch', /maxUnpool: input \[18\] must have 3 to 5 dims \(\[N, C, L\] to \[N, C, D, H, W\]\)/);
+    throwsKind(() => F().maxUnpool2d(v, i.to('float32'), 2), 'DtypeMismatch', /maxUnpool2d \(1d, 3d\): indices must be int64, not float32/);
+    throwsKind(() => F().maxUnpool2d(v.to('int64'), i, 2), 'DtypeMismatch', /maxUnpool2d \(1d, 3d\): takes float32, not int64/);
+    throwsKind(() => F().maxUnpool2d(v, i.narrow(3, 0, 2), 2), 'ShapeMismatch', /maxUnpool2d \(1d, 3d\): indices \[1,2,3,2\] must have the input's shape \[1,2,3,3\]/);
+    throwsKind(() => F().maxUnpool2d(v, i.add(36), 2), 'IndexOutOfRange', /maxUnpool2d \(1d, 3d\): index 36 \(element 8 of plane 1\) is outside the output plane of 36 elements/);
+    throwsKind(() => F().maxUnpool2d(v, i.sub(1), 2), 'IndexOutOfRange', /maxUnpool2d \(1d, 3d\): index -1 /);
+    throwsKind(() => F().maxUnpool1d(v, i, 2), 'InvalidArgument', /maxUnpool2d \(1d, 3d\): takes the output size \(2 integers for input \[1,2,3,3\]\), got 1/);
+    throwsKind(() => F().maxUnpool1d(v.flatten(), i.flatten(), 2), 'ShapeMismatch', /maxUnpool2d \(1d, 3d\): input \[18\] must have 3 to 5 dims \(\[N, C, L\] to \[N, C, D, H, W\]\)/);
   }));
 });
 
