@@ -5,7 +5,7 @@ torch.cummax and torch.cummin (ties, NaN, -0, int64 and bool, every dim, a 0-d a
 input), torch.bincount (weights float32 and int64, minlength, an empty input, the errors),
 torch.unique and torch.unique_consecutive (return_inverse, return_counts; float32 with -0 and 0,
 int64, bool, empty and 0-d; NaN only in unique_consecutive: PyTorch 1.13's CPU unique gives NaNs
-zero counts), torch.median and torch.nanmedian (the whole tensor, and along a dim with keepdim: values
+zero counts; along a dim: slices compared lexicographically, empty slices and the errors), torch.median and torch.nanmedian (the whole tensor, and along a dim with keepdim: values
 and indices; PyTorch returns the lower of the two middle values), torch.quantile and
 torch.nanquantile (q a number or a 1-D tensor, a dim or none, keepdim, each interpolation):
 each case's arguments, inputs, outputs (or the first line of PyTorch's error) and, where the
@@ -132,6 +132,19 @@ def main():
                      [x], inv, cnt)
     case('unique_consecutive', lambda a: torch.unique_consecutive(a, return_inverse=True, return_counts=True),
          [torch.tensor([1., NAN, NAN, 2, 2, -0.0, 0.0])], True, True)
+    # unique and unique_consecutive along a dim: slices compared lexicographically (ties in the first
+    # elements, -0 and 0, repeated and adjacent slices), a size 1, empty slices, and the errors
+    cube = torch.tensor([[[1, 2, 1], [0, 5, 0]], [[1, 2, 1], [0, 5, 0]], [[1, 2, 0], [0, 5, 9]], [[1, 2, 1], [0, 5, 0]],
+                         [[-4, 2, -4], [3, 3, 3]]])
+    rows = torch.tensor([[2., -0.0, 1, 1, 0.5], [2, 0.0, 1, 1, 0.5], [1, 7, 1, 1, -3], [2, 0, 0, 1, 9]])
+    for x, dims in ((rows, (0, 1, -1)), (cube, (0, 1, 2, -2)), (BOOLS, (0, 1)), (torch.tensor([[3., 1, 3, 2, 1]]), (0, 1)),
+                    (torch.zeros(0, 3), (0, 1)), (torch.zeros(2, 0), (1, 0)), (torch.zeros(0, 0), (0,)), (torch.tensor(3.5), (0,)),
+                    (rows, (2, -3))):
+        for dim in dims:
+            for inv, cnt in ((False, False), (True, True), (True, False), (False, True)):
+                case('unique', lambda a, i=inv, c=cnt, d=dim: torch.unique(a, return_inverse=i, return_counts=c, dim=d), [x], inv, cnt, dim)
+                case('unique_consecutive', lambda a, i=inv, c=cnt, d=dim:
+                     torch.unique_consecutive(a, return_inverse=i, return_counts=c, dim=d), [x], inv, cnt, dim)
 
     write_json(OUT, {'torch_version': torch.__version__, 'cases': cases})
     print(f'{len(cases)} cases')

@@ -10,6 +10,7 @@ import { OmError, TraceError, invalid } from '../errors.js';
 import { describe } from '../convert.js';
 import { Tensor, handle, tidy, tensor, zeros, optionsArg } from '../tensor.js';
 import { to } from './shape.js';
+import { wrapDim } from './arith.js';
 
 /** input's values (a copy), or the DataDependent refusal naming who when input is traced. */
 function valuesOf(input, who) {
@@ -64,77 +65,111 @@ export function bincount(input, ...rest) {
   return tensor(sums, { dtype: w ? 'float64' : 'int64', shape: [size] });
 }
 
+/** PyTorch's order of two values: NaN after every number (two NaNs tie, so a stable sort keeps them in order). */
+function order(x, y) {
+  const nx = typeof x === 'number' && x !== x, ny = typeof y === 'number' && y !== y;
+  if (nx || ny) return nx - ny;
+  return x < y ? -1 : x > y ? 1 : 0;
+}
+
 /**
- * The distinct values of input's elements (row-major) and, for each element, the index of its
- * value among them and each value's count: sorted (consecutive false) or runs of equal neighbours
- * (consecutive true). Equal compares numbers (-0 equals 0: the first of a run stays); each NaN is
- * its own value (NaN equals nothing), sorted after every number.
+ * The distinct slices of input along dim (dim null: its elements, row-major, each a slice of one)
+ * and, for each slice, the index of its value among them and each value's count: sorted
+ * (consecutive false; slices compared lexicographically, their elements in row-major order) or
+ * runs of equal neighbours (consecutive true). Equal compares numbers (-0 equals 0: the first of a
+ * run stays); each NaN is its own value (NaN equals nothing), sorted after every number.
+ * Returns [first slice of each value, inverse, counts] with slice positions along dim.
  */
-function distinct(input, who, consecutive) {
-  const flat = valuesOf(input, who), n = flat.length;
-  const order = Array.from({ length: n }, (_, i) => i);
-  const isNan = (v) => typeof v === 'number' && v !== v;
-  if (!consecutive) {
-    order.sort((a, b) => { // stable: equal values keep their order
-      const x = flat[a], y = flat[b];
-      if (isNan(x) || isNan(y)) return isNan(x) - isNan(y);
-      return x < y ? -1 : x > y ? 1 : 0;
+function distinct(flat, [outer, n, inner], consecutive) {
+  const at = (k, j) => flat[(Math.floor(j / inner) * n + k) * inner + (j % inner)]; // slice k's j-th element
+  const width = outer * inner;
+  const compare = (a, b) => {
+    for (let j = 0; j < width; j++) {
+      const c = order(at(a, j), at(b, j));
+      if (c) return c;
+    }
+    return 0;
+  };
+  const same = (a, b) => {
+    for (let j = 0; j < width; j++) if (!(at(a, j) === at(b, j))) return false;
+    return true;
+  };
+  const sorted = Array.from({ length: n }, (_, k) => k);
+  if (!consecutive) sorted.sort(compare); // stable: equal slices keep their order
+  const firsts = [], inverse = new BigInt64Array(n), counts = [];
+  sorted.forEach((k, m) => {
+    if (!m || !same(k, sorted[m - 1])) { firsts.push(k); counts.push(0n); }
+    inverse[k] = BigInt(firsts.length - 1);
+    counts[counts.length - 1]++;
+  });
+  return [firsts, inverse, BigInt64Array.from(counts)];
+}
+
+/**
+ * The options of unique and uniqueConsecutive, checked, as [dim (wrapped) or null, returnInverse,
+ * returnCounts]. A dim needs every other size nonzero (PyTorch cannot compare empty slices).
+ */
+function uniqueOptions(input, who, options, names) {
+  const o = optionsArg(options, who, names);
+  if (o.sorted !== undefined && typeof o.sorted !== 'boolean') throw invalid(`${who}: sorted must be a boolean, got ${describe(o.sorted)}`);
+  let dim = null;
+  if (o.dim !== undefined && o.dim !== null) {
+    const d = count(o.dim, who, 'dim'), shape = input.shape;
+    if (!shape.length) throw new OmError('IndexOutOfRange', `${who}: dim ${d} is out of range for a tensor of 0 dims (a 0-d tensor has no slices)`);
+    dim = wrapDim(d, shape.length, who);
+    const empty = shape.filter((s) => s === 0).length;
+    if (empty > 1) throw invalid(`${who}: Number of zero sized dimensions is more than one, so unique cannot be applied (shape [${shape}])`);
+    if (empty && shape[dim] !== 0) throw invalid(`${who}: There are 0 sized dimensions, and they aren't selected, so unique cannot be applied (shape [${shape}], dim ${d})`);
+  }
+  return [dim, o.returnInverse === true, o.returnCounts === true];
+}
+
+/**
+ * unique's and uniqueConsecutive's results: the distinct values (dim null: 1-D) or slices along dim
+ * (input's shape with dim's size their count), and the inverse (input's shape, or [size of dim])
+ * and counts the options ask for: values alone, or an array.
+ */
+function uniqueOf(input, who, options, names, consecutive) {
+  handle(input, who, 'input');
+  const [dim, returnInverse, returnCounts] = uniqueOptions(input, who, options, names);
+  const flat = valuesOf(input, who), shape = input.shape;
+  const sizes = dim === null ? [1, flat.length, 1]
+    : [shape.slice(0, dim).reduce((a, b) => a * b, 1), shape[dim], shape.slice(dim + 1).reduce((a, b) => a * b, 1)];
+  const [firsts, inverse, counts] = distinct(flat, sizes, consecutive);
+  const [outer, n, inner] = sizes, out = new flat.constructor(outer * firsts.length * inner);
+  for (let o = 0; o < outer; o++) {
+    firsts.forEach((k, m) => {
+      for (let i = 0; i < inner; i++) out[(o * firsts.length + m) * inner + i] = flat[(o * n + k) * inner + i];
     });
   }
-  const firsts = [], inverse = new BigInt64Array(n), counts = [];
-  for (let k = 0; k < n; k++) {
-    const i = order[k];
-    if (!k || !(flat[i] === flat[order[k - 1]])) { firsts.push(i); counts.push(0n); }
-    inverse[i] = BigInt(firsts.length - 1);
-    counts[counts.length - 1]++;
-  }
-  const T = flat.constructor;
-  return [T.from(firsts.map((i) => flat[i])), inverse, BigInt64Array.from(counts)];
-}
-
-/** The options of unique and uniqueConsecutive, checked, as [returnInverse, returnCounts]. */
-function uniqueOptions(who, options, names) {
-  const o = optionsArg(options, who, names);
-  if (o.dim !== undefined && o.dim !== null) {
-    throw invalid(`${who}: dim is not supported (the unique slices along a dim); leave it null for the flattened input's values`);
-  }
-  if (o.sorted !== undefined && typeof o.sorted !== 'boolean') throw invalid(`${who}: sorted must be a boolean, got ${describe(o.sorted)}`);
-  return [o.returnInverse === true, o.returnCounts === true];
-}
-
-/** The tensors of a distinct() result that the options ask for: values alone, or an array. */
-function uniqueResult(input, [values, inverse, counts], returnInverse, returnCounts) {
-  const v = tensor(values, { dtype: input.dtype, shape: [values.length] });
+  const v = tensor(out, { dtype: input.dtype, shape: dim === null ? [firsts.length] : shape.map((s, d) => (d === dim ? firsts.length : s)) });
   if (!returnInverse && !returnCounts) return v;
-  const out = [v];
-  if (returnInverse) out.push(tensor(inverse, { dtype: 'int64', shape: input.shape }));
-  if (returnCounts) out.push(tensor(counts, { dtype: 'int64', shape: [counts.length] }));
-  return out;
+  const results = [v];
+  if (returnInverse) results.push(tensor(inverse, { dtype: 'int64', shape: dim === null ? shape : [n] }));
+  if (returnCounts) results.push(tensor(counts, { dtype: 'int64', shape: [counts.length] }));
+  return results;
 }
 
 /**
  * torch.unique(input, { sorted = true, returnInverse = false, returnCounts = false, dim = null }):
  * the distinct values of the flattened input, ascending (sorted: false allows any order, so
- * ascending too); with returnInverse and/or returnCounts, [values, inverse (input's shape),
- * counts] in that order. Each NaN is its own value, after every number (PyTorch 1.13's CPU kernel
- * gives NaNs zero counts; NumPy's unique merges them by default).
+ * ascending too); with a dim, the distinct slices along it (rows for dim 0), ascending as PyTorch
+ * compares them (lexicographically, in row-major order). With returnInverse and/or returnCounts,
+ * [values, inverse (input's shape; with a dim [input.shape[dim]]), counts] in that order. Each NaN
+ * is its own value, after every number (PyTorch 1.13's CPU kernel gives NaNs zero counts; NumPy's
+ * unique merges them by default).
  */
 export function unique(input, options) {
-  const who = 'unique';
-  handle(input, who, 'input');
-  const [inv, cnt] = uniqueOptions(who, options, ['sorted', 'returnInverse', 'returnCounts', 'dim']);
-  return uniqueResult(input, distinct(input, who, false), inv, cnt);
+  return uniqueOf(input, 'unique', options, ['sorted', 'returnInverse', 'returnCounts', 'dim'], false);
 }
 
 /**
  * torch.unique_consecutive(input, { returnInverse = false, returnCounts = false, dim = null }): each
- * run of equal neighbours of the flattened input as one value, in order; the same results as unique.
+ * run of equal neighbours of the flattened input (with a dim, of equal slices along it) as one
+ * value, in order; the same results as unique.
  */
 export function uniqueConsecutive(input, options) {
-  const who = 'uniqueConsecutive';
-  handle(input, who, 'input');
-  const [inv, cnt] = uniqueOptions(who, options, ['returnInverse', 'returnCounts', 'dim']);
-  return uniqueResult(input, distinct(input, who, true), inv, cnt);
+  return uniqueOf(input, 'uniqueConsecutive', options, ['returnInverse', 'returnCounts', 'dim'], true);
 }
 
 const TYPE_NAMES = { float32: 'torch.FloatTensor', int64: 'torch.LongTensor', bool: 'torch.BoolTensor', float64: 'torch.DoubleTensor' };

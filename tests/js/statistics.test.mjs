@@ -26,8 +26,8 @@ const RUN = {
   quantile: ([x], [q, dim, keepdim, interpolation]) => x.quantile(Array.isArray(q) ? om.tensor(q) : q, { dim, keepdim, interpolation }),
   nanquantile: ([x], [q, dim, keepdim, interpolation]) => om.nanquantile(x, Array.isArray(q) ? om.tensor(q) : q, dim, keepdim, { interpolation }),
   bincount: ([x, w], [minlength]) => (w ? x.bincount(w, minlength) : om.bincount(x, { minlength })),
-  unique: ([x], [returnInverse, returnCounts]) => x.unique({ returnInverse, returnCounts }),
-  unique_consecutive: ([x], [returnInverse, returnCounts]) => om.uniqueConsecutive(x, { returnInverse, returnCounts }),
+  unique: ([x], [returnInverse, returnCounts, dim]) => x.unique({ returnInverse, returnCounts, dim }),
+  unique_consecutive: ([x], [returnInverse, returnCounts, dim]) => om.uniqueConsecutive(x, { returnInverse, returnCounts, dim }),
 };
 
 /** A median of the whole tensor: PyTorch spreads its gradient over the elements equal to it, the library gives it to one. */
@@ -96,6 +96,15 @@ describe('counting, distinct values and type strings', () => {
     assert.deepEqual([...big.unique().toArray()], [2n ** 62n, 2n ** 62n + 1n]); // every bit compared
   }));
 
+  test('unique along a dim: a row with a NaN is its own row, after the rows it ties with up to the NaN', () => om.tidy(() => {
+    const x = om.tensor([[1, NaN], [1, 2], [1, NaN], [0, 5], [-0, 5]]);
+    const [v, inv, cnt] = x.unique({ dim: 0, returnInverse: true, returnCounts: true });
+    assert.deepEqual([v.shape, vals(v).map(String)], [[4, 2], ['0', '5', '1', '2', '1', 'NaN', '1', 'NaN']]);
+    assert.deepEqual([vals(inv), vals(cnt)], [[2, 1, 3, 0, 0], [2, 1, 1, 1]]);
+    const [w, runs] = om.uniqueConsecutive(x.t(), { dim: 1, returnCounts: true }); // columns; -0 and 0 one run
+    assert.deepEqual([w.shape, vals(runs)], [[2, 4], [1, 1, 1, 2]]);
+  }));
+
   test('type() names the dtype as PyTorch; type(dtype) converts', () => om.tidy(() => {
     const x = om.tensor([1.5, -2]);
     assert.deepEqual([x, om.tensor([1n]), om.tensor([true]), x.to('float64')].map((t) => t.type()),
@@ -138,7 +147,15 @@ describe('errors', () => {
     throwsKind(() => labels.bincount(om.ones([3])), 'InvalidArgument', /^bincount: weights should be 1-d and have the same length as input$/);
     throwsKind(() => labels.bincount({ minlength: -1 }), 'InvalidArgument', /^bincount: minlength should be >= 0$/);
     throwsKind(() => labels.bincount(null, 1.5), 'InvalidArgument', /^bincount: minlength must be an integer, got 1\.5$/);
-    throwsKind(() => labels.unique({ dim: 0 }), 'InvalidArgument', /^unique: dim is not supported/);
+    const rows = om.tensor([[1, 2], [1, 2]]);
+    throwsKind(() => rows.unique({ dim: 2 }), 'IndexOutOfRange', /^unique: dim 2 is out of range for a tensor of 2 dims$/);
+    throwsKind(() => om.uniqueConsecutive(rows, { dim: -3 }), 'IndexOutOfRange', /^uniqueConsecutive: dim -3 is out of range for a tensor of 2 dims$/);
+    throwsKind(() => om.tensor(2).unique({ dim: 0 }), 'IndexOutOfRange', /^unique: dim 0 is out of range for a tensor of 0 dims \(a 0-d tensor has no slices\)$/);
+    throwsKind(() => rows.unique({ dim: 0.5 }), 'InvalidArgument', /^unique: dim must be an integer, got 0\.5$/);
+    throwsKind(() => om.zeros([0, 3]).unique({ dim: 1 }), 'InvalidArgument',
+      /^unique: There are 0 sized dimensions, and they aren't selected, so unique cannot be applied \(shape \[0,3\], dim 1\)$/);
+    throwsKind(() => om.zeros([0, 0]).uniqueConsecutive({ dim: 0 }), 'InvalidArgument',
+      /^uniqueConsecutive: Number of zero sized dimensions is more than one, so unique cannot be applied \(shape \[0,0\]\)$/);
     throwsKind(() => labels.unique({ sorted: 1 }), 'InvalidArgument', /^unique: sorted must be a boolean, got 1$/);
     throwsKind(() => labels.uniqueConsecutive({ sorted: true }), 'InvalidArgument', /^uniqueConsecutive: unknown option 'sorted'/);
   }));
@@ -173,7 +190,8 @@ describe('traced', () => {
 
   test('bincount and unique of a traced input are refused: their sizes are decided by its values', () => om.tidy(() => {
     for (const [name, f] of [['bincount', (x) => x.bincount()], ['unique', (x) => x.unique()],
-      ['uniqueConsecutive', (x) => om.uniqueConsecutive(x, { returnCounts: true })]]) {
+      ['uniqueConsecutive', (x) => om.uniqueConsecutive(x, { returnCounts: true })], ['unique', (x) => x.unique({ dim: 0 })],
+      ['uniqueConsecutive', (x) => x.uniqueConsecutive({ dim: -1, returnInverse: true })]]) {
       assert.throws(() => om.trace(moduleOf(f), { x: om.tensor([1n, 0n, 1n]) }),
         (e) => e instanceof om.TraceError && e.kind === 'DataDependent' && e.message.startsWith(`${name}: its result's size is decided by the input's values; `), name);
     }
