@@ -34,7 +34,7 @@ export const {
   log1p, expm1, flip, tile, prod, cumprod, cummax, cummin, median, nanmedian, quantile, nanquantile, bincount, unique, uniqueConsecutive, diagonal, diag, asStrided, asStridedScatter,
   add, sub, mul, div, divide, trueDivide, floorDivide, pow, eq, ne, lt, le, gt, ge, neg, abs, sign, exp, log, sqrt, rsqrt, clone,
   relu, sigmoid, tanh, erf, clamp, clip, cumsum, maskedFill, softmax, logSoftmax, reshape, narrow, select, squeeze, t, detach,
-  sum, mean, amax, amin, max, min, argmax, argmin, indexSelect, gather, indexAdd, scatterAdd, scatter,
+  sum, mean, amax, amin, max, min, argmax, argmin, indexSelect, gather, indexAdd, scatterAdd, scatter, scatterReduce,
   absolute, negative, sgn, multiply, subtract, greater, greaterEqual, less, lessEqual, notEqual, movedim, moveaxis,
   arcsin, arccos, arctan, arcsinh, arccosh, arctanh, arctan2, pixelShuffle, pixelUnshuffle, sliceScatter, selectScatter,
   addcmul, addcdiv, lerp, bitwiseLeftShift, bitwiseRightShift, trunc, fix, xlogy, nanToNum, countNonzero, aminmax, logcumsumexp,

@@ -354,12 +354,32 @@ export function scatter(input, dim, index, src, options = undefined) {
   handle(index, who, 'index');
   const { reduce = null } = optionsArg(options, who, ['reduce']);
   if (reduce !== null && reduce !== 'add') throw invalid(`${who}: reduce must be 'add' or null, got ${describe(reduce)} (multiply is not supported)`);
+  const isTensor = src instanceof Tensor;
+  if (!isTensor && scalarValue(src) === undefined) throw invalid(`${who}: src must be a Tensor or a number, got ${describe(src)}`);
+  const d = scatterChecks(who, input, dim, index, src);
+  const n = input.ndim;
+  if (!n) return indexPut(input.reshape(1), [index.reshape(1)], isTensor ? src.reshape(1) : src, reduce === 'add').reshape([]);
+  return tidy(() => {
+    const places = index.shape.map((k, j) => (j === d ? index
+      : arange(0, k, { dtype: 'int64' }).reshape(index.shape.map((_, m) => (m === j ? k : 1))).expand(index.shape)));
+    return indexPut(input, places, srcAt(index, src), reduce === 'add');
+  });
+}
+
+/** src (a Tensor) narrowed to index's shape, as scatter reads it; a number as it is. */
+const srcAt = (index, src) => (src instanceof Tensor ? index.shape.reduce((t, k, j) => (t.shape[j] === k ? t : t.narrow(j, 0, k)), src) : src);
+
+/**
+ * The checks scatter and scatterReduce share: dim in range (wrapped, returned), an int64 index of
+ * input's rank with sizes at most src's (a Tensor of input's dtype) and, off dim, input's, and,
+ * eagerly, its values in [0, size).
+ */
+function scatterChecks(who, input, dim, index, src) {
+  const isTensor = src instanceof Tensor;
+  if (isTensor) handle(src, who, 'src');
   const n = input.ndim, d0 = Number(toI64(dim, who, 'dim')), d = d0 < 0 ? d0 + n : d0;
   if (d < 0 || d >= Math.max(n, 1)) throw new OmError('IndexOutOfRange', `${who}: dim ${d0} is out of range for a tensor of ${n} dims`);
   if (index.dtype !== 'int64') throw new OmError('DtypeMismatch', `${who}: index must be int64, got ${index.dtype}`);
-  const isTensor = src instanceof Tensor;
-  if (isTensor) handle(src, who, 'src');
-  else if (scalarValue(src) === undefined) throw invalid(`${who}: src must be a Tensor or a number, got ${describe(src)}`);
   if (isTensor && src.dtype !== input.dtype) throw new OmError('DtypeMismatch', `${who}: src is ${src.dtype}, input ${input.dtype} (they must match, as PyTorch's)`);
   const bad = (msg) => new OmError('ShapeMismatch', `${who}: index [${index.shape}] ${msg}`);
   if (index.ndim !== n) throw bad(`must have input [${input.shape}]'s ${n} dims`);
@@ -376,12 +396,55 @@ export function scatter(input, dim, index, src, options = undefined) {
       throw new OmError('IndexOutOfRange', `${who}: index ${v} is out of range for dim ${d} of size ${size} (valid: 0 to ${size - 1})`);
     }
   }
-  if (!n) return indexPut(input.reshape(1), [index.reshape(1)], isTensor ? src.reshape(1) : src, reduce === 'add').reshape([]);
+  return d;
+}
+
+// scatterReduce's reductions: the C op's reduce attribute (sum and mean are scatter_adds) and the
+// value that leaves each unchanged, which replaces the input where sources land when includeSelf
+// is false (so those places reduce the sources alone, and the input's gradient there is zero)
+const REDUCE_CODE = { prod: 1n, amax: 2n, amin: 3n };
+const REDUCE_IDENTITY = { sum: 0, mean: 0, prod: 1, amax: -Infinity, amin: Infinity };
+
+/**
+ * torch.scatter_reduce(input, dim, index, src, reduce, *, include_self=True) and
+ * Tensor.scatter_reduce as scatterReduce(input, dim, index, src, reduce, { includeSelf }) (float32):
+ * a copy of input where each src[p] at the positions p of index (input's rank; sizes at most src's
+ * and, off dim, input's) is combined into out[p with p[dim] = index[p]] by reduce: 'sum', 'prod',
+ * 'mean' (the sum over the count, the input counting as one when included), 'amax' or 'amin' (a
+ * NaN wins); with includeSelf false the input's value at a place a source reaches takes no part.
+ * Gradients as PyTorch's: amax and amin share the gradient evenly among the values equal to the
+ * result (with includeSelf false a left-out input equal to it counts, as PyTorch's, and gets
+ * none), prod divides the product (a single zero gets the product of the others). Traced:
+ * ScatterElements with reduction add, mul, max or min; mean divides by the counts (a
+ * ScatterElements add of ones). An index outside [0, size) is IndexOutOfRange (checked eagerly).
+ */
+export function scatterReduce(input, dim, index, src, reduce, includeSelf = true) {
+  const who = 'scatterReduce';
+  requireReady(who);
+  handle(input, who, 'input');
+  handle(index, who, 'index');
+  handle(src, who, 'src');
+  if (!Object.hasOwn(REDUCE_IDENTITY, reduce)) {
+    throw invalid(`${who}: reduce must be 'sum', 'prod', 'mean', 'amax' or 'amin', got ${describe(reduce)}`);
+  }
+  if (typeof includeSelf !== 'boolean') throw invalid(`${who}: includeSelf must be a boolean, got ${describe(includeSelf)}`);
+  if (input.dtype !== 'float32') throw new OmError('DtypeMismatch', `${who}: input must be float32, not ${input.dtype} (the library reduces float32)`);
+  const d = scatterChecks(who, input, dim, index, src);
+  if (!input.ndim) return tidy(() => scatterReduce(input.reshape(1), 0, index.reshape(1), src.reshape(1), reduce, includeSelf).reshape([]));
   return tidy(() => {
-    const places = index.shape.map((k, j) => (j === d ? index
-      : arange(0, k, { dtype: 'int64' }).reshape(index.shape.map((_, m) => (m === j ? k : 1))).expand(index.shape)));
-    const values = isTensor ? index.shape.reduce((t, k, j) => (t.shape[j] === k ? t : t.narrow(j, 0, k)), src) : src;
-    return indexPut(input, places, values, reduce === 'add');
+    const s = srcAt(index, src);
+    // how many sources reach each place, where the reduction needs it
+    const hits = includeSelf && reduce !== 'mean' ? null : zeros(input.shape).scatterAdd(d, index, ones(index.shape));
+    let base = includeSelf ? input : where(hits.gt(0), REDUCE_IDENTITY[reduce], input);
+    const combine = (x) => applyOp(who, 'scatter_reduce', [handle(x, who, 'input'), handle(index, who, 'index'), handle(s, who, 'src')], [BigInt(d), REDUCE_CODE[reduce]]);
+    if (!includeSelf && (reduce === 'amax' || reduce === 'amin')) {
+      // PyTorch counts a left-out input that equals the result among the ties sharing the
+      // gradient (and then gives it none): such an input stays, detached (the result is the same)
+      base = where(hits.gt(0), where(input.eq(combine(base)), input.detach(), REDUCE_IDENTITY[reduce]), input);
+    }
+    if (Object.hasOwn(REDUCE_CODE, reduce)) return combine(base);
+    const sum = base.scatterAdd(d, index, s);
+    return reduce === 'sum' ? sum : sum.div(includeSelf ? hits.add(1) : hits.clamp(1));
   });
 }
 

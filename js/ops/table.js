@@ -268,6 +268,7 @@ export const OPS = [
   ['indexAdd', keywords(['dim', 'index', 'source'], attrs('index_add', 'input, dim: int, index, source')), MF],
   ['scatterAdd', keywords(['dim', 'index', 'src'], attrs('scatter_add', 'input, dim: int, index, src')), MF],
   ['scatter', impl(indexing.scatter), MF, 'scatter_'],
+  ['scatterReduce', keywords(['dim', 'index', 'src', 'reduce', 'includeSelf'], impl(indexing.scatterReduce)), MF, 'scatterReduce_'],
   ['maskedScatter', impl(indexing.maskedScatter), MF, 'maskedScatter_'],
   ['index', impl(indexing.index), MF],
   ['nonzero', impl(indexing.nonzero), MF], // sizes the values decide: DataDependent in a trace

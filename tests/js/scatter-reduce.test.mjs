@@ -1,0 +1,109 @@
+// torch.scatter_reduce as scatterReduce (js/ops/index.js; the C op scatter_reduce of
+// src/ops/index.c for prod, amax and amin, scatter_add for sum and mean): values and gradients
+// against tests/js/fixtures/pytorch/ops/scatter_reduce.json (written by
+// tools/pytorch_scatter_reduce.py: every reduce with includeSelf true and false, repeated places,
+// ties, zeros, odd sizes, a size 1, a 0-d input, an empty index), gradients by finite
+// differences, the method, function, keyword and in-place forms, the errors (kind and message),
+// and models traced with symbolic axes run in onnxruntime-web and the Session against eager.
+import { test, describe } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import * as om from 'onemodel';
+import { memoryHooks, vals, near, gradcheck, throwsKind, moduleOf, withTraced } from './helpers.mjs';
+
+memoryHooks();
+
+const fx = JSON.parse(readFileSync(new URL('./fixtures/pytorch/ops/scatter_reduce.json', import.meta.url), 'utf8'));
+const REDUCES = ['sum', 'prod', 'mean', 'amax', 'amin'];
+const i64 = (rows) => om.tensor(rows, { dtype: 'int64' });
+
+describe('against PyTorch', () => {
+  test('every fixture case: the output and the gradients in input and src', () => om.tidy(() => {
+    const seen = new Set();
+    for (const c of fx.cases) {
+      const what = `scatterReduce([${c.input.shape}], ${c.dim}, [${c.index.shape}], [${c.src.shape}], '${c.reduce}', includeSelf ${c.include_self})`;
+      seen.add(`${c.reduce} ${c.include_self}`);
+      const x = om.tensor(c.input.data, { shape: c.input.shape }), s = om.tensor(c.src.data, { shape: c.src.shape });
+      const index = om.tensor(c.index.data, { shape: c.index.shape, dtype: 'int64' });
+      x.requiresGrad = s.requiresGrad = true;
+      const y = x.scatterReduce(c.dim, index, s, c.reduce, { includeSelf: c.include_self });
+      assert.deepEqual(y.shape, c.output.shape, what);
+      near(vals(y), c.output.data, 1e-6, `${what} output`);
+      if (!c.grad_input) continue;
+      y.mul(om.arange(1, y.numel() + 1).reshape(y.shape)).sum().backward();
+      near(vals(x.grad), c.grad_input.data, 1e-5, `${what} gradient of input`);
+      near(vals(s.grad), c.grad_src.data, 1e-5, `${what} gradient of src`);
+    }
+    assert.equal(seen.size, 10);
+    assert.ok(fx.cases.filter((c) => c.grad_input).length >= 60);
+  }));
+
+  test('gradients by finite differences, every reduce, with and without the input', () => om.tidy(() => {
+    // values 0.25 apart at least (no ties move under the step), none zero (prod divides)
+    const x = () => om.tensor([[0.5, -1.25, 2], [1.5, 0.75, -0.5], [-2, 1, 2.5], [3, -0.75, 1.75]]);
+    const s = () => om.tensor([[1.25, -2.5, 0.25], [2.75, 0.5, -1.5], [-3, 3.5, 1.25], [-0.25, 2.25, -1.75], [4, -3.25, 0.75]]);
+    const index = i64([[0, 2, 1], [3, 2, 1], [0, 0, 3], [1, 2, 1], [3, 0, 0]]);
+    for (const reduce of REDUCES) {
+      for (const includeSelf of [true, false]) gradcheck((a, b) => a.scatterReduce(0, index, b, reduce, { includeSelf }), x(), s());
+    }
+  }));
+});
+
+describe('forms and rules', () => {
+  test('method, function, keywords and in place agree; ties share the gradient; a NaN wins', () => om.tidy(() => {
+    const x = om.tensor([1, 5, 2]), index = i64([0, 0, 2, 2]), s = om.tensor([4, 1, 7, 2]);
+    const want = [4, 5, 7];
+    near(vals(x.scatterReduce(0, index, s, 'amax')), want);
+    near(vals(om.scatterReduce(x, -1, index, s, 'amax')), want);
+    near(vals(x.scatterReduce({ dim: 0, index, src: s, reduce: 'amax' })), want);
+    near(vals(x.scatterReduce(0, index, s, { reduce: 'amin', includeSelf: false })), [1, 5, 2]);
+    near(vals(x.scatterReduce(0, index, s, 'mean', { includeSelf: false })), [2.5, 5, 4.5]); // 5 no source reaches
+    near(vals(x.scatterReduce(0, index, s, 'mean')), [2, 5, 11 / 3]);
+    near(vals(x.scatterReduce(0, index, s, 'prod')), [4, 5, 28]);
+    const y = om.tensor([1, 5, 2]);
+    assert.equal(y.scatterReduce_(0, index, s, 'sum', { includeSelf: false }), y);
+    near(vals(y), [5, 5, 9]);
+    // the input and both sources tie for the maximum at place 0: a third of the gradient each
+    const a = om.tensor([3, 0]), b = om.tensor([3, 3, 1]);
+    a.requiresGrad = b.requiresGrad = true;
+    a.scatterReduce(0, i64([0, 0, 1]), b, 'amax').sum().backward();
+    near([...vals(a.grad), ...vals(b.grad)], [1 / 3, 0, 1 / 3, 1 / 3, 1]);
+    assert.ok(Number.isNaN(vals(om.tensor([1]).scatterReduce(0, i64([0, 0]), om.tensor([NaN, 2]), 'amin'))[0]));
+  }));
+
+  test('errors name scatterReduce and the values', () => om.tidy(() => {
+    const x = om.zeros([3, 2]), index = i64([[0, 1], [2, 0]]), s = om.ones([2, 2]);
+    throwsKind(() => x.scatterReduce(0, index, s, 'max'), 'InvalidArgument',
+      /^scatterReduce: reduce must be 'sum', 'prod', 'mean', 'amax' or 'amin', got a string \("max"\)$/);
+    throwsKind(() => x.scatterReduce(0, index, s, 'sum', { includeSelf: 1 }), 'InvalidArgument', /^scatterReduce: includeSelf must be a boolean, got 1$/);
+    throwsKind(() => x.scatterReduce(0, index, s, 'sum', { include_self: false }), 'InvalidArgument', /^scatterReduce: unknown option 'include_self'/);
+    throwsKind(() => om.zeros([3], { dtype: 'int64' }).scatterReduce(0, i64([0]), i64([1]), 'sum'), 'DtypeMismatch',
+      /^scatterReduce: input must be float32, not int64 \(the library reduces float32\)$/);
+    throwsKind(() => x.scatterReduce(0, index, s.to('float64'), 'amax'), 'DtypeMismatch', /^scatterReduce: src is float64, input float32/);
+    throwsKind(() => x.scatterReduce(0, index.to('float32'), s, 'amax'), 'DtypeMismatch', /^scatterReduce: index must be int64, got float32$/);
+    throwsKind(() => x.scatterReduce(2, index, s, 'prod'), 'IndexOutOfRange', /^scatterReduce: dim 2 is out of range for a tensor of 2 dims$/);
+    throwsKind(() => x.scatterReduce(0, index, om.ones([1, 2]), 'mean'), 'ShapeMismatch', /^scatterReduce: index \[2,2\] is larger than src \[1,2\] in dim 0$/);
+    throwsKind(() => x.scatterReduce(0, i64([0, 1]), s, 'mean'), 'ShapeMismatch', /^scatterReduce: index \[2\] must have input \[3,2\]'s 2 dims$/);
+    throwsKind(() => x.scatterReduce(0, i64([[3, 0]]), s, 'amin'), 'IndexOutOfRange',
+      /^scatterReduce: index 3 is out of range for dim 0 of size 3 \(valid: 0 to 2\)$/);
+    throwsKind(() => x.scatterReduce(0, index, 2, 'sum'), 'InvalidArgument', /^scatterReduce: src must be a Tensor/);
+  }));
+});
+
+describe('traced', () => {
+  test('every reduce with and without the input: onnxruntime-web and the Session agree with eager at other sizes', () => withTraced((keep, trace) => {
+    const model = moduleOf((x, index, s) => REDUCES.flatMap((reduce) => [true, false].map((includeSelf) => x.scatterReduce(1, index, s, reduce, { includeSelf }))));
+    trace(model, {
+      x: [om.randn([3, 5], { seed: 45 }), ['n', null]],
+      index: [i64([[4, 0, 4, 1], [2, 2, 2, 0], [1, 3, 0, 3]]), ['n', null]],
+      s: [om.randn([3, 4], { seed: 46 }), ['n', null]],
+    });
+    // along dim 0 with the symbolic size off it, src larger than index
+    const rows = moduleOf((x, index, s) => [x.scatterReduce(0, index, s, 'mean'), x.mul(2).scatterReduce(0, index, s, 'amin', { includeSelf: false })]);
+    trace(rows, {
+      x: [om.randn([4, 3], { seed: 47 }), [null, 'm']],
+      index: [i64([[3, 0, 0], [3, 1, 2], [0, 0, 3], [2, 3, 3], [1, 1, 0]]), [null, 'm']],
+      s: [om.randn([6, 3], { seed: 48 }), [null, 'm']],
+    });
+  }));
+});
