@@ -14,8 +14,9 @@ affine_grid (tests/js/affine-grid.test.mjs): 2-D (theta [N, 2, 3], size [N, C, H
 grid and the gradient to theta, in the same form. Writes tests/js/fixtures/pytorch/ops/affine_grid.json.
 
 grid_sample (tests/js/grid-sample.test.mjs): a 4-D input and a grid reaching past [-1, 1], in
-modes bilinear and nearest, padding zeros, border and reflection, align_corners both ways; the
-output and the gradients to the input and (bilinear) the grid. Writes tests/js/fixtures/pytorch/ops/grid_sample.json.
+modes bilinear, nearest and bicubic, and 5-D inputs in modes bilinear (trilinear) and nearest,
+padding zeros, border and reflection, align_corners both ways, odd sizes and sizes of 1; the
+output and the gradients to the input and (bilinear, bicubic) the grid. Writes tests/js/fixtures/pytorch/ops/grid_sample.json.
 
 Run with a python3 that imports torch (Debian's python3-torch, /usr/bin/python3); CI reads the
 committed JSON and never runs this:
@@ -73,6 +74,17 @@ def grid_sample():
             for align in (False, True):
                 case('gridSample', lambda a, gg: F.grid_sample(a, gg, mode=mode, padding_mode=padding, align_corners=align), [x, grid],
                      {'mode': mode, 'paddingMode': padding, 'alignCorners': align}, (0, 1) if mode == 'bilinear' else (0,))  # nearest: the grid's is 0
+    # bicubic (4-D only) and 5-D inputs (bilinear there is trilinear), on the input above and odd
+    # sizes with a size 1 (a point grid on 5-D)
+    rand_grid = lambda *shape: torch.rand(*shape, generator=g) * 2.6 - 1.3  # noqa: E731
+    setups = [('bicubic', x, grid), ('bicubic', rnd(1, 2, 1, 3), rand_grid(1, 3, 5, 2)),
+              ('bilinear', rnd(2, 2, 3, 4, 5), rand_grid(2, 2, 3, 4, 3)), ('nearest', rnd(2, 2, 3, 4, 5), rand_grid(2, 2, 3, 4, 3)),
+              ('bilinear', rnd(1, 3, 1, 3, 2), rand_grid(1, 3, 1, 2, 3)), ('nearest', rnd(1, 3, 1, 3, 2), rand_grid(1, 3, 1, 2, 3))]
+    for mode, xx, gg in setups:
+        for padding in ('zeros', 'border', 'reflection'):
+            for align in (False, True):
+                case('gridSample', lambda a, b: F.grid_sample(a, b, mode=mode, padding_mode=padding, align_corners=align), [xx, gg],
+                     {'mode': mode, 'paddingMode': padding, 'alignCorners': align}, (0,) if mode == 'nearest' else (0, 1))
     return {'torch_version': torch.__version__, 'cases': cases}
 
 

@@ -1,5 +1,5 @@
 // Sampling grids: F.affine_grid and F.grid_sample, written with the library's ops (affine_grid:
-// linspace, meshgrid, stack, matmul; grid_sample: elementwise math and a gather per corner), so
+// linspace, meshgrid, stack, matmul; grid_sample: elementwise math and a gather per corner or tap), so
 // their gradients (to theta; to the input and the grid) and their traces (a MatMul of the base
 // grid by theta transposed, the linspaces computed from the sizes where they are symbolic; the
 // sampler's composition) come from those ops.
@@ -57,24 +57,43 @@ function reflect(c, twiceLow, twiceHigh) {
   return where(even, extra.add(min), extra.neg().add(span).add(min));
 }
 
-/** The source coordinate of normalized grid values g along an axis of `size`: PyTorch's unnormalize, then its padding rule. */
-function sourceCoordinate(g, size, alignCorners, paddingMode) {
-  const c = alignCorners ? g.add(1).div(2).mul(size - 1) : g.add(1).mul(size).sub(1).div(2);
+/** PyTorch's grid_sampler_unnormalize: normalized grid values g ([-1, 1]) as coordinates along an axis of `size`. */
+function unnormalize(g, size, alignCorners) {
+  return alignCorners ? g.add(1).div(2).mul(size - 1) : g.add(1).mul(size).sub(1).div(2);
+}
+
+/** PyTorch's compute_coordinates: coordinates c along an axis of `size` after its padding rule (zeros: as they are). */
+function padded(c, size, alignCorners, paddingMode) {
   if (paddingMode === 'border') return c.clamp(0, size - 1);
   if (paddingMode !== 'reflection') return c;
   return alignCorners ? reflect(c, 0, 2 * (size - 1)) : reflect(c, -1, 2 * size - 1).clamp(0, size - 1);
 }
 
-const GRID_MODES = ['bilinear', 'nearest'], GRID_PADDING = ['zeros', 'border', 'reflection'];
+/**
+ * PyTorch's get_cubic_upsample_coefficients (A = -0.75): the weights of the four taps at
+ * floor - 1 .. floor + 2 for the fraction t, as tensors of t's shape.
+ */
+function cubicWeights(t) {
+  const A = -0.75;
+  const near = (x) => x.mul(A + 2).sub(A + 3).mul(x).mul(x).add(1); // |x| <= 1
+  const far = (x) => x.mul(A).sub(5 * A).mul(x).add(8 * A).mul(x).sub(4 * A); // 1 < |x| < 2
+  const u = t.neg().add(1);
+  return [far(t.add(1)), near(t), near(u), far(u.add(1))];
+}
+
+const GRID_MODES = ['bilinear', 'nearest', 'bicubic'], GRID_PADDING = ['zeros', 'border', 'reflection'];
 
 /**
- * F.grid_sample(input [N, C, H, W], grid [N, Ho, Wo, 2], { mode = 'bilinear', paddingMode = 'zeros',
- * alignCorners = false }): input sampled at the grid's points (x along W first, in [-1, 1]) ->
- * [N, C, Ho, Wo], PyTorch's: its unnormalize and padding rules (border clamps, reflection
- * reflects), its four bilinear weights summed in its order, nearest rounding half to even, a
- * point outside the input 0 with zeros padding. Written with the library's ops (a gather of the
- * flattened planes per corner): the gradients to the input and the grid are theirs, as PyTorch's
- * (the grid's is 0 in nearest mode), and the trace is their composition.
+ * F.grid_sample(input [N, C, H, W] or [N, C, D, H, W], grid [N, Ho, Wo, 2] or [N, Do, Ho, Wo, 3],
+ * { mode = 'bilinear', paddingMode = 'zeros', alignCorners = false }): input sampled at the grid's
+ * points (x along W first, then y along H, z along D; in [-1, 1]) -> [N, C, Ho, Wo] ([N, C, Do,
+ * Ho, Wo]), PyTorch's: its unnormalize and padding rules (border clamps, reflection reflects), its
+ * bilinear (trilinear on 5-D, which PyTorch also calls 'bilinear') weights summed in its corner
+ * order, nearest rounding half to even, bicubic (4-D only, as PyTorch) from the 4 x 4 taps around
+ * the point with A = -0.75, each tap padded on its own, a point (tap) outside the input 0 with
+ * zeros padding. Written with the library's ops (a gather of the flattened planes per corner or
+ * tap): the gradients to the input and the grid are theirs, as PyTorch's (the grid's is 0 in
+ * nearest mode), and the trace is their composition in every mode (gathers, no GridSample node).
  */
 export function gridSample(input, grid, options = undefined) {
   const who = 'gridSample';
@@ -83,27 +102,43 @@ export function gridSample(input, grid, options = undefined) {
   handle(grid, who, 'grid');
   const o = optionsArg(options, who, ['mode', 'paddingMode', 'alignCorners']);
   const mode = o.mode ?? 'bilinear', paddingMode = o.paddingMode ?? 'zeros', alignCorners = o.alignCorners ?? false;
-  if (!GRID_MODES.includes(mode)) throw invalid(`${who}: mode must be 'bilinear' or 'nearest' ('bicubic' is not supported), got ${describe(mode)}`);
+  if (!GRID_MODES.includes(mode)) throw invalid(`${who}: mode must be 'bilinear', 'nearest' or 'bicubic', got ${describe(mode)}`);
   if (!GRID_PADDING.includes(paddingMode)) throw invalid(`${who}: paddingMode must be 'zeros', 'border' or 'reflection', got ${describe(paddingMode)}`);
   if (typeof alignCorners !== 'boolean') throw invalid(`${who}: alignCorners must be a boolean, got ${describe(alignCorners)}`);
-  if (input.ndim !== 4 || grid.ndim !== 4 || grid.shape[3] !== 2 || grid.shape[0] !== input.shape[0] || input.dtype !== 'float32' || grid.dtype !== 'float32') {
-    throw invalid(`${who}: takes float32 input [N, C, H, W] and grid [N, Ho, Wo, 2] (4-D input only), got [${input.shape}] ${input.dtype} and [${grid.shape}] ${grid.dtype}`);
+  const k = input.ndim - 2;
+  if ((k !== 2 && k !== 3) || grid.ndim !== input.ndim || grid.shape[k + 1] !== k || grid.shape[0] !== input.shape[0] || input.dtype !== 'float32' || grid.dtype !== 'float32') {
+    throw invalid(`${who}: takes float32 input [N, C, H, W] and grid [N, Ho, Wo, 2], or input [N, C, D, H, W] and grid [N, Do, Ho, Wo, 3], got [${input.shape}] ${input.dtype} and [${grid.shape}] ${grid.dtype}`);
   }
-  const [n, c, h, w] = input.shape, [, ho, wo] = grid.shape;
+  if (mode === 'bicubic' && k !== 2) throw invalid(`${who}: bicubic interpolation only supports 4-D input, got [${input.shape}]`);
+  const [n, c, ...spatial] = input.shape, out = grid.shape.slice(1, -1), points = out.reduce((a, b) => a * b, 1);
+  // per grid component (x, y, z): the axis' size and its stride in the flattened planes
+  const sizes = spatial.slice().reverse(), strides = sizes.map((_, a) => sizes.slice(0, a).reduce((p, q) => p * q, 1));
   return tidy(() => {
-    const ix = sourceCoordinate(grid.select(-1, 0), w, alignCorners, paddingMode);
-    const iy = sourceCoordinate(grid.select(-1, 1), h, alignCorners, paddingMode);
-    const planes = input.reshape([n, c, h * w]);
-    // the input at integral coordinates (x, y) [N, Ho, Wo], times weight, 0 where the point lies outside
-    const tap = (x, y, weight) => {
-      const inside = x.ge(0).logicalAnd(x.le(w - 1)).logicalAnd(y.ge(0)).logicalAnd(y.le(h - 1)).unsqueeze(1);
-      const at = y.clamp(0, h - 1).mul(w).add(x.clamp(0, w - 1)).to('int64').reshape([n, 1, ho * wo]).expand([n, c, ho * wo]);
-      const v = planes.gather(2, at).reshape([n, c, ho, wo]);
+    const planes = input.reshape([n, c, spatial.reduce((a, b) => a * b, 1)]);
+    // the input at integral coordinates xs (one per component, each [N, ...out]), times weight, 0 where the point lies outside
+    const tap = (xs, weight) => {
+      const inside = xs.map((x, a) => x.ge(0).logicalAnd(x.le(sizes[a] - 1))).reduce((p, q) => p.logicalAnd(q)).unsqueeze(1);
+      const at = xs.map((x, a) => x.clamp(0, sizes[a] - 1).mul(strides[a])).reduce((p, q) => p.add(q))
+        .to('int64').reshape([n, 1, points]).expand([n, c, points]);
+      const v = planes.gather(2, at).reshape([n, c, ...out]);
       return where(inside, weight ? v.mul(weight.unsqueeze(1)) : v, 0);
     };
-    if (mode === 'nearest') return tap(ix.round(), iy.round(), null);
-    const x0 = ix.floor(), y0 = iy.floor(), x1 = x0.add(1), y1 = y0.add(1);
-    const [dx0, dx1, dy0, dy1] = [ix.sub(x0), x1.sub(ix), iy.sub(y0), y1.sub(iy)];
-    return tap(x0, y0, dx1.mul(dy1)).add(tap(x1, y0, dx0.mul(dy1))).add(tap(x0, y1, dx1.mul(dy0))).add(tap(x1, y1, dx0.mul(dy0)));
+    const g = sizes.map((size, a) => unnormalize(grid.select(-1, a), size, alignCorners));
+    if (mode === 'bicubic') { // rows of four taps along x, then those rows weighted along y
+      const [fx, fy] = g.map((u) => u.floor()), [wx, wy] = g.map((u, a) => cubicWeights(u.sub([fx, fy][a])));
+      const at = (f, d, a) => padded(f.add(d - 1), sizes[a], alignCorners, paddingMode);
+      const row = (j) => [0, 1, 2, 3].map((i) => tap([at(fx, i, 0), at(fy, j, 1)], wx[i])).reduce((p, q) => p.add(q));
+      return [0, 1, 2, 3].map((j) => row(j).mul(wy[j].unsqueeze(1))).reduce((p, q) => p.add(q));
+    }
+    const cs = g.map((u, a) => padded(u, sizes[a], alignCorners, paddingMode));
+    if (mode === 'nearest') return tap(cs.map((u) => u.round()), null);
+    // the 2^k corners, x varying fastest (PyTorch's nw, ne, sw, se; then the same a z further)
+    const lo = cs.map((u) => u.floor()), hi = lo.map((f) => f.add(1));
+    const corner = (m) => {
+      const xs = cs.map((_, a) => ((m >> a) & 1 ? hi[a] : lo[a]));
+      const weight = cs.map((u, a) => ((m >> a) & 1 ? u.sub(lo[a]) : hi[a].sub(u))).reduce((p, q) => p.mul(q));
+      return tap(xs, weight);
+    };
+    return Array.from({ length: 2 ** k }, (_, m) => corner(m)).reduce((p, q) => p.add(q));
   });
 }

@@ -1,8 +1,9 @@
 // F.gridSample against PyTorch (tests/js/fixtures/pytorch/ops/grid_sample.json, written by
-// tools/pytorch_conv_grid.py): modes bilinear and nearest, padding zeros, border and reflection,
-// alignCorners both ways, points outside the input; the gradients to the input and the grid
-// (PyTorch's and finite differences); argument errors; traced and run in onnxruntime-web and the
-// Session with a symbolic batch, affineGrid feeding it (a spatial transformer's sampler).
+// tools/pytorch_conv_grid.py): 4-D modes bilinear, nearest and bicubic, 5-D modes bilinear
+// (trilinear) and nearest, padding zeros, border and reflection, alignCorners both ways, points
+// outside the input, sizes of 1; the gradients to the input and the grid (PyTorch's and finite
+// differences); argument errors; traced and run in onnxruntime-web and the Session with a
+// symbolic batch, affineGrid feeding it (a spatial transformer's sampler).
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -37,20 +38,32 @@ describe('gridSample against PyTorch', () => {
     }
   }));
 
+  test('bicubic and 5-D: gradients by finite differences (points away from the cells\' edges)', () => om.tidy(() => {
+    const grid = () => om.tensor([-0.61, 0.23, 0.37, -0.52, 0.84, 0.71, -0.28, -0.93, 1.17, 0.13, -1.21, 0.48], { shape: [1, 2, 3, 2] });
+    const grid5 = () => om.tensor([-0.61, 0.23, 0.37, -0.52, 0.84, 0.71, -0.28, -0.93, 1.17, 0.13, -1.21, 0.48], { shape: [1, 2, 1, 2, 3] });
+    for (const paddingMode of ['zeros', 'border', 'reflection']) {
+      gradcheck((a, g) => F().gridSample(a, g, { mode: 'bicubic', paddingMode }), om.randn([1, 2, 3, 4], { seed: 1 }), grid());
+      gradcheck((a, g) => F().gridSample(a, g, { paddingMode, alignCorners: true }), om.randn([1, 2, 2, 3, 4], { seed: 8 }), grid5());
+    }
+  }));
+
   test('argument errors', () => om.tidy(() => {
     const x = om.randn([2, 3, 4, 5], { seed: 2 }), grid = om.zeros([2, 3, 3, 2]);
-    throwsKind(() => F().gridSample(x, grid, { mode: 'bicubic' }), 'InvalidArgument', /^gridSample: mode must be 'bilinear' or 'nearest' \('bicubic' is not supported\), got a string \("bicubic"\)/);
+    throwsKind(() => F().gridSample(x, grid, { mode: 'trilinear' }), 'InvalidArgument', /^gridSample: mode must be 'bilinear', 'nearest' or 'bicubic', got a string \("trilinear"\)/);
+    throwsKind(() => F().gridSample(x.unsqueeze(2), om.zeros([2, 1, 3, 3, 3]), { mode: 'bicubic' }), 'InvalidArgument',
+      /^gridSample: bicubic interpolation only supports 4-D input, got \[2,3,1,4,5\]$/);
+    throwsKind(() => F().gridSample(x.unsqueeze(2), om.zeros([2, 1, 3, 3, 2])), 'InvalidArgument', /^gridSample: takes float32 input .* got \[2,3,1,4,5\] float32 and \[2,1,3,3,2\] float32$/);
     throwsKind(() => F().gridSample(x, grid, { paddingMode: 'circular' }), 'InvalidArgument', /^gridSample: paddingMode must be 'zeros', 'border' or 'reflection'/);
     throwsKind(() => F().gridSample(x, grid, { alignCorners: 'no' }), 'InvalidArgument', /^gridSample: alignCorners must be a boolean/);
     throwsKind(() => F().gridSample(x, grid, { align: true }), 'InvalidArgument', /^gridSample: unknown option 'align'/);
-    throwsKind(() => F().gridSample(x, om.zeros([2, 3, 3, 3])), 'InvalidArgument', /^gridSample: takes float32 input \[N, C, H, W\] and grid \[N, Ho, Wo, 2\] \(4-D input only\), got \[2,3,4,5\] float32 and \[2,3,3,3\] float32/);
+    throwsKind(() => F().gridSample(x, om.zeros([2, 3, 3, 3])), 'InvalidArgument', /^gridSample: takes float32 input \[N, C, H, W\] and grid \[N, Ho, Wo, 2\], or input \[N, C, D, H, W\] and grid \[N, Do, Ho, Wo, 3\], got \[2,3,4,5\] float32 and \[2,3,3,3\] float32/);
     throwsKind(() => F().gridSample(x.unsqueeze(2), grid), 'InvalidArgument', /^gridSample: takes float32 input/);
     throwsKind(() => F().gridSample(x, om.zeros([1, 3, 3, 2])), 'InvalidArgument', /^gridSample: takes float32 input/);
   }));
 });
 
 describe('traced, run in onnxruntime-web and the Session', () => {
-  test('gridSample in each mode and padding with a symbolic batch; affineGrid feeding it', () => withTraced((keep, trace) => {
+  test('gridSample in each mode and padding (4-D and 5-D) with a symbolic batch; affineGrid feeding it', () => withTraced((keep, trace) => {
     const grid = om.rand([2, 3, 4, 2], { seed: 3 }).mul(2.6).sub(1.3);
     for (const mode of ['bilinear', 'nearest']) {
       for (const paddingMode of ['zeros', 'border', 'reflection']) {
@@ -66,6 +79,15 @@ describe('traced, run in onnxruntime-web and the Session', () => {
     // symbolic one is refused, not baked in
     assert.throws(() => om.trace((x, g) => F().gridSample(x, g), { x: [om.randn([2, 3, 5, 6], { seed: 4 }), ['N', null, 'H', 'W']], g: [grid, ['N', null, null, null]] }),
       (e) => e instanceof om.TraceError && e.kind === 'SymbolicShape' && /float argument computed from a size cannot be written in the graph/.test(e.message));
+    for (const paddingMode of ['zeros', 'border', 'reflection']) { // bicubic; 5-D (trilinear) and nearest
+      trace((x, g) => F().gridSample(x, g, { mode: 'bicubic', paddingMode, alignCorners: paddingMode === 'reflection' }), {
+        x: [om.randn([2, 3, 5, 6], { seed: 9 }), ['N', null, null, null]], g: [grid, ['N', 'Ho', null, null]],
+      });
+      const grid5 = om.rand([2, 2, 3, 2, 3], { seed: 10 }).mul(2.6).sub(1.3);
+      trace((x, g) => [F().gridSample(x, g, { paddingMode }), F().gridSample(x, g, { mode: 'nearest', paddingMode, alignCorners: true })], {
+        x: [om.randn([2, 2, 3, 4, 5], { seed: 11 }), ['N', null, null, null, null]], g: [grid5, ['N', null, 'Ho', null, null]],
+      });
+    }
     const theta = om.tensor([0.9, -0.2, 0.1, 0.3, 1.1, -0.05], { shape: [1, 2, 3] });
     trace((x) => F().gridSample(x, F().affineGrid(theta.expand([x.shape[0], 2, 3]), [x.shape[0], 3, 4, 4])), {
       x: [om.randn([2, 3, 5, 6], { seed: 5 }), ['N', null, null, null]],
