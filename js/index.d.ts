@@ -852,6 +852,14 @@ export class Tensor {
   indexCopy_(options: { dim: number; index: Tensor; source: Tensor }): this;
   /** In place: this.copy_(this.scatter(...)). */
   scatter_(dim: number, index: Tensor, src: Tensor | Scalar, options?: { reduce?: 'add' | null }): this;
+  /** torch.Tensor.scatter_reduce: see {@link scatterReduce}. */
+  scatterReduce(dim: number, index: Tensor, src: Tensor, reduce: ScatterReduction, options?: { includeSelf?: boolean }): Tensor;
+  scatterReduce(dim: number, index: Tensor, src: Tensor, options: { reduce: ScatterReduction; includeSelf?: boolean }): Tensor;
+  scatterReduce(options: ScatterReduceOptions): Tensor;
+  /** In place: this.copy_(this.scatterReduce(...)). */
+  scatterReduce_(dim: number, index: Tensor, src: Tensor, reduce: ScatterReduction, options?: { includeSelf?: boolean }): this;
+  scatterReduce_(dim: number, index: Tensor, src: Tensor, options: { reduce: ScatterReduction; includeSelf?: boolean }): this;
+  scatterReduce_(options: ScatterReduceOptions): this;
   /** PyTorch's advanced-indexing read `x[i, j, ...]`: see {@link index}. */
   index(indices: Tensor | readonly Tensor[]): Tensor;
   /** torch.index_put: see {@link indexPut}. */
@@ -2049,8 +2057,11 @@ export namespace nn {
     function conv1d(input: Tensor, weight: Tensor, options: Conv1dOptions): Tensor;
     /** affine_grid(theta [N, 2, 3] (or [N, 3, 4]), size [N, C, H, W] (or [N, C, D, H, W])) -> the sampling grid [N, H, W, 2] ([N, D, H, W, 3]). */
     function affineGrid(theta: Tensor, size: readonly number[], options?: { alignCorners?: boolean }): Tensor;
-    /** grid_sample(input [N, C, H, W], grid [N, Ho, Wo, 2]) -> [N, C, Ho, Wo]: bilinear or nearest; zeros, border or reflection padding. */
-    function gridSample(input: Tensor, grid: Tensor, options?: { mode?: 'bilinear' | 'nearest'; paddingMode?: 'zeros' | 'border' | 'reflection'; alignCorners?: boolean }): Tensor;
+    /**
+     * grid_sample(input [N, C, H, W], grid [N, Ho, Wo, 2]) -> [N, C, Ho, Wo], or input [N, C, D, H, W] and grid
+     * [N, Do, Ho, Wo, 3] -> [N, C, Do, Ho, Wo]: bilinear (trilinear on 5-D), nearest or bicubic (4-D only); zeros, border or reflection padding.
+     */
+    function gridSample(input: Tensor, grid: Tensor, options?: { mode?: 'bilinear' | 'nearest' | 'bicubic'; paddingMode?: 'zeros' | 'border' | 'reflection'; alignCorners?: boolean }): Tensor;
     /** conv_transpose1d(x [N, C, L] (or [C, L]), weight [C, O/groups, k], bias [O] | null, options) -> [N, O, OL]: conv_transpose2d over a unit height. */
     function convTranspose1d(input: Tensor, weight: Tensor, bias?: Tensor | null, options?: ConvTranspose1dOptions): Tensor;
     function convTranspose1d(input: Tensor, weight: Tensor, options: ConvTranspose1dOptions): Tensor;
@@ -3702,6 +3713,27 @@ export function scatterAdd(input: Tensor, options: { dim: number; index: Tensor;
  * each index in [0, size). One ScatterND when traced.
  */
 export function scatter(input: Tensor, dim: number, index: Tensor, src: Tensor | Scalar, options?: { reduce?: 'add' | null }): Tensor;
+/** scatterReduce's reductions (torch.scatter_reduce's reduce). */
+export type ScatterReduction = 'sum' | 'prod' | 'mean' | 'amax' | 'amin';
+/** scatterReduce's arguments by name (PyTorch's keywords). */
+export interface ScatterReduceOptions {
+  dim: number;
+  index: Tensor;
+  src: Tensor;
+  reduce: ScatterReduction;
+  includeSelf?: boolean;
+}
+/**
+ * torch.scatter_reduce(input, dim, index, src, reduce, include_self=True) (float32): a copy of
+ * input with each src[p] (p a position of index: input's rank, sizes at most src's and, off dim,
+ * input's) combined into the place p with p[dim] = index[p] by reduce ('mean': the sum over the
+ * count, the input counting as one when included; amax and amin: a NaN wins); includeSelf false
+ * leaves the input's value out where a source lands. Gradients as PyTorch's (ties share evenly).
+ * Traced: ScatterElements with reduction add, mul, max or min.
+ */
+export function scatterReduce(input: Tensor, dim: number, index: Tensor, src: Tensor, reduce: ScatterReduction, options?: { includeSelf?: boolean }): Tensor;
+export function scatterReduce(input: Tensor, dim: number, index: Tensor, src: Tensor, options: { reduce: ScatterReduction; includeSelf?: boolean }): Tensor;
+export function scatterReduce(input: Tensor, options: ScatterReduceOptions): Tensor;
 /** torch.movedim: dims moved from source to destination (ints or equal-length lists), the others in order (a view). */
 export function movedim(input: Tensor, source: Dims, destination: Dims): Tensor;
 export function movedim(input: Tensor, options: { source: Dims; destination: Dims }): Tensor;
@@ -4038,16 +4070,20 @@ export interface Tensor {
 /** torch.bincount: the count (or the weights' sum) of each value 0..max of a 1-D non-negative int64 input, at least minlength long; int64, float32 for float32 weights, float64 for others. */
 export function bincount(input: Tensor, weights?: Tensor | null, minlength?: number): Tensor;
 export function bincount(input: Tensor, options: { weights?: Tensor | null; minlength?: number }): Tensor;
-/** Options of unique (sorted is always true in effect; dim must be null). */
+/** Options of unique (sorted is always true in effect). */
 export interface UniqueOptions {
   sorted?: boolean;
   returnInverse?: boolean;
   returnCounts?: boolean;
-  dim?: null;
+  /** null: the flattened input's values; a dim: the distinct slices along it (rows for 0), compared lexicographically. */
+  dim?: number | null;
 }
-/** torch.unique: the distinct values of the flattened input, ascending; [values, inverse?, counts?] when asked. */
+/**
+ * torch.unique: the distinct values of the flattened input, ascending (with a dim, the distinct
+ * slices along it; the inverse is then [input.shape[dim]]); [values, inverse?, counts?] when asked.
+ */
 export function unique(input: Tensor, options?: UniqueOptions): Tensor | Tensor[];
-/** torch.unique_consecutive: each run of equal neighbours as one value. */
+/** torch.unique_consecutive: each run of equal neighbours (with a dim, equal slices along it) as one value. */
 export function uniqueConsecutive(input: Tensor, options?: Omit<UniqueOptions, 'sorted'>): Tensor | Tensor[];
 
 export interface Tensor {

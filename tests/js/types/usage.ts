@@ -266,6 +266,13 @@ const looked: Tensor = emb.forward(ids);
 const looked2: Tensor = om.nn.functional.embedding(ids, emb.weight, { paddingIdx: null });
 const picked: Tensor = emb.weight.indexSelect(0, om.tensor([1, 1], { dtype: 'int64' })).gather(1, ids);
 const added: Tensor = emb.weight.indexAdd(0, ids.reshape([-1]), om.ones([4, 3])).scatterAdd(0, ids, om.ones([2, 2]));
+const reduced: Tensor = emb.weight.scatterReduce(0, ids, om.ones([2, 2]), 'amax', { includeSelf: false })
+  .add(om.scatterReduce(emb.weight, { dim: 1, index: ids, src: om.ones([2, 2]), reduce: 'mean' }))
+  .scatterReduce_(0, ids, om.ones([2, 2]), { reduce: 'prod' });
+// @ts-expect-error: reductions are 'sum' | 'prod' | 'mean' | 'amax' | 'amin'
+emb.weight.scatterReduce(0, ids, om.ones([2, 2]), 'max');
+const uniqueRows = ids.unique({ dim: 0, returnInverse: true }) as Tensor[];
+void [reduced, uniqueRows, om.uniqueConsecutive(ids, { dim: -1 })];
 const img = om.randn([1, 2, 3, 3]);
 const up: Tensor = om.nn.functional.interpolate(img, { scaleFactor: [2, 1.5], mode: 'bilinear', alignCorners: true });
 const upm: Tensor = new om.nn.Upsample({ size: 5 }).forward(img);
@@ -358,7 +365,10 @@ F.conv2d(cimg, c2.weight, null, { padding: 'full' });
 // @ts-expect-error: with returnIndices the result is [values, indices], not a Tensor
 const notOne: Tensor = F.maxPool2d(cimg, 2, { returnIndices: true });
 const grid: Tensor = om.nn.functional.gridSample(cimg, om.nn.functional.affineGrid(om.zeros([2, 2, 3]), [2, 1, 4, 4], { alignCorners: true }), { mode: 'nearest', paddingMode: 'reflection' });
-void [avg, ad, ks, fs, unpooled, unpooled1d, notOne, up1d, grid];
+const cubic: Tensor = F.gridSample(cimg, F.affineGrid(om.zeros([2, 2, 3]), [2, 1, 3, 5]), { mode: 'bicubic', paddingMode: 'border' });
+// @ts-expect-error: 5-D bilinear is 'bilinear', as PyTorch names it
+F.gridSample(cimg, om.zeros([2, 1, 1, 1, 3]), { mode: 'trilinear' });
+void [avg, ad, ks, fs, unpooled, unpooled1d, notOne, up1d, grid, cubic];
 for (const m of [c2, c1, ctr]) m.dispose();
 // 3-D: clips [N, C, T, H, W]
 const clip = om.zeros([1, 3, 4, 8, 8]);
