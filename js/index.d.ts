@@ -1446,6 +1446,18 @@ export namespace safetensors {
 
 // ---- nn -----------------------------------------------------------------------------------------
 
+/**
+ * What every reduction loss module of om.nn shares (js/nn/loss.js builds most of them from one
+ * factory): constructed from its options O, `reduction` as given, forward(...inputs) -> the loss
+ * (input and target unless Inputs names others). Not exported: the file's `export { ... }` keeps
+ * its unexported declarations to itself, and the package has no such class.
+ */
+interface ReductionLossModule<Inputs extends Tensor[]> extends nn.Module {
+  readonly reduction: nn.Reduction;
+  forward(...inputs: Inputs): Tensor;
+}
+declare const ReductionLoss: new <O, Inputs extends Tensor[] = [input: Tensor, target: Tensor]>(options?: O) => ReductionLossModule<Inputs>;
+
 /** Modules in PyTorch's shape: Module, Linear, LSTM, GRU, the norms, Softmax / LogSoftmax, MultiheadAttention, convolutions and pools. */
 export namespace nn {
   /**
@@ -2342,11 +2354,7 @@ export namespace nn {
   export type Lengths = Tensor | ReadonlyArray<number | bigint>;
 
   /** nn.MSELoss: (input - target)^2 reduced; traces to ONNX. */
-  export class MSELoss extends Module {
-    constructor(options?: ReductionOptions);
-    readonly reduction: Reduction;
-    forward(input: Tensor, target: Tensor): Tensor;
-  }
+  export class MSELoss extends ReductionLoss<ReductionOptions> {}
   /** nn.NLLLoss on log-probabilities [N, C, d...] and int64 targets [N, d...]; not traceable. */
   export class NLLLoss extends Module {
     constructor(options?: NLLLossOptions);
@@ -2402,41 +2410,25 @@ export namespace nn {
     eps?: number;
   }
   /** nn.L1Loss: |input - target| reduced. */
-  export class L1Loss extends Module {
-    constructor(options?: ReductionOptions);
-    readonly reduction: Reduction;
-    forward(input: Tensor, target: Tensor): Tensor;
-  }
+  export class L1Loss extends ReductionLoss<ReductionOptions> {}
   /** nn.SmoothL1Loss. */
-  export class SmoothL1Loss extends Module {
-    constructor(options?: SmoothL1Options);
-    readonly reduction: Reduction;
+  export class SmoothL1Loss extends ReductionLoss<SmoothL1Options> {
     readonly beta: number;
-    forward(input: Tensor, target: Tensor): Tensor;
   }
   /** nn.HuberLoss. */
-  export class HuberLoss extends Module {
-    constructor(options?: HuberOptions);
-    readonly reduction: Reduction;
+  export class HuberLoss extends ReductionLoss<HuberOptions> {
     readonly delta: number;
-    forward(input: Tensor, target: Tensor): Tensor;
   }
   /** nn.BCELoss on probabilities in [0, 1]. */
-  export class BCELoss extends Module {
-    constructor(options?: BCEOptions);
-    readonly reduction: Reduction;
+  export class BCELoss extends ReductionLoss<BCEOptions> {
     /** A buffer (in stateDict, freed by dispose()), or null. */
     weight: Tensor | null;
-    forward(input: Tensor, target: Tensor): Tensor;
   }
   /** nn.BCEWithLogitsLoss on logits. */
-  export class BCEWithLogitsLoss extends Module {
-    constructor(options?: BCEWithLogitsOptions);
-    readonly reduction: Reduction;
+  export class BCEWithLogitsLoss extends ReductionLoss<BCEWithLogitsOptions> {
     /** Buffers (in stateDict, freed by dispose()), or null. */
     weight: Tensor | null;
     posWeight: Tensor | null;
-    forward(input: Tensor, target: Tensor): Tensor;
   }
   /** nn.KLDivLoss on log-probabilities. */
   export class KLDivLoss extends Module {
@@ -2458,31 +2450,18 @@ export namespace nn {
     margin?: number;
   }
   /** nn.MarginRankingLoss: forward(input1, input2, target). */
-  export class MarginRankingLoss extends Module {
-    constructor(options?: MarginOptions);
-    readonly reduction: Reduction;
+  export class MarginRankingLoss extends ReductionLoss<MarginOptions, [input1: Tensor, input2: Tensor, target: Tensor]> {
     readonly margin: number;
-    forward(input1: Tensor, input2: Tensor, target: Tensor): Tensor;
   }
   /** nn.HingeEmbeddingLoss. */
-  export class HingeEmbeddingLoss extends Module {
-    constructor(options?: MarginOptions);
-    readonly reduction: Reduction;
+  export class HingeEmbeddingLoss extends ReductionLoss<MarginOptions> {
     readonly margin: number;
-    forward(input: Tensor, target: Tensor): Tensor;
   }
   /** nn.SoftMarginLoss. */
-  export class SoftMarginLoss extends Module {
-    constructor(options?: ReductionOptions);
-    readonly reduction: Reduction;
-    forward(input: Tensor, target: Tensor): Tensor;
-  }
+  export class SoftMarginLoss extends ReductionLoss<ReductionOptions> {}
   /** nn.CosineEmbeddingLoss: forward(input1, input2, target). */
-  export class CosineEmbeddingLoss extends Module {
-    constructor(options?: MarginOptions);
-    readonly reduction: Reduction;
+  export class CosineEmbeddingLoss extends ReductionLoss<MarginOptions, [input1: Tensor, input2: Tensor, target: Tensor]> {
     readonly margin: number;
-    forward(input1: Tensor, input2: Tensor, target: Tensor): Tensor;
   }
   /** Options of tripletMarginLoss / TripletMarginLoss. */
   export interface TripletMarginOptions extends MarginOptions {
@@ -2494,14 +2473,11 @@ export namespace nn {
     swap?: boolean;
   }
   /** nn.TripletMarginLoss: forward(anchor, positive, negative). */
-  export class TripletMarginLoss extends Module {
-    constructor(options?: TripletMarginOptions);
-    readonly reduction: Reduction;
+  export class TripletMarginLoss extends ReductionLoss<TripletMarginOptions, [anchor: Tensor, positive: Tensor, negative: Tensor]> {
     readonly margin: number;
     readonly p: number;
     readonly eps: number;
     readonly swap: boolean;
-    forward(anchor: Tensor, positive: Tensor, negative: Tensor): Tensor;
   }
   /** Options of multilabelSoftMarginLoss / MultiLabelSoftMarginLoss. */
   export interface MultiLabelSoftMarginOptions extends ReductionOptions {
@@ -2532,41 +2508,24 @@ export namespace nn {
     eps?: number;
   }
   /** nn.MultiLabelSoftMarginLoss. */
-  export class MultiLabelSoftMarginLoss extends Module {
-    constructor(options?: MultiLabelSoftMarginOptions);
-    readonly reduction: Reduction;
-    forward(input: Tensor, target: Tensor): Tensor;
-  }
+  export class MultiLabelSoftMarginLoss extends ReductionLoss<MultiLabelSoftMarginOptions> {}
   /** nn.MultiLabelMarginLoss: forward(input, target (int64 classes ended by -1)). */
-  export class MultiLabelMarginLoss extends Module {
-    constructor(options?: ReductionOptions);
-    readonly reduction: Reduction;
-    forward(input: Tensor, target: Tensor): Tensor;
-  }
+  export class MultiLabelMarginLoss extends ReductionLoss<ReductionOptions> {}
   /** nn.MultiMarginLoss: forward(input, target (int64 classes)). */
-  export class MultiMarginLoss extends Module {
-    constructor(options?: MultiMarginOptions);
-    readonly reduction: Reduction;
+  export class MultiMarginLoss extends ReductionLoss<MultiMarginOptions> {
     readonly margin: number;
     readonly p: number;
-    forward(input: Tensor, target: Tensor): Tensor;
   }
   /** nn.PoissonNLLLoss. */
-  export class PoissonNLLLoss extends Module {
-    constructor(options?: PoissonNLLOptions);
-    readonly reduction: Reduction;
+  export class PoissonNLLLoss extends ReductionLoss<PoissonNLLOptions> {
     readonly logInput: boolean;
     readonly full: boolean;
     readonly eps: number;
-    forward(input: Tensor, target: Tensor): Tensor;
   }
   /** nn.GaussianNLLLoss: forward(input, target, var). */
-  export class GaussianNLLLoss extends Module {
-    constructor(options?: GaussianNLLOptions);
-    readonly reduction: Reduction;
+  export class GaussianNLLLoss extends ReductionLoss<GaussianNLLOptions, [input: Tensor, target: Tensor, variance: Tensor]> {
     readonly full: boolean;
     readonly eps: number;
-    forward(input: Tensor, target: Tensor, variance: Tensor): Tensor;
   }
 
   export namespace functional {

@@ -586,5 +586,15 @@ void [sessionOut, typed, names, planned, kernels, fromBytes, saved];
   const losses: Tensor[] = [F.marginRankingLoss(x, x, y, { margin: 0.1 }), F.hingeEmbeddingLoss(x, y), F.softMarginLoss(x, y, { reduction: 'none' }),
     F.cosineEmbeddingLoss(x, x, y.select(1, 0)), F.tripletMarginLoss(x, x, x, { swap: true, p: 1 }),
     new nn.MarginRankingLoss({ margin: 1 }).forward(x, x, y), new nn.TripletMarginLoss().forward(x, x, x)];
+  // the reduction losses share their declarations (index.d.ts's ReductionLoss): reduction, forward's inputs
+  const reductions: om.nn.Reduction[] = [new nn.L1Loss({ reduction: 'sum' }).reduction, new nn.GaussianNLLLoss().reduction];
+  const huber: number = new nn.HuberLoss({ delta: 2 }).delta;
+  // @ts-expect-error: TripletMarginLoss takes anchor, positive and negative
+  new nn.TripletMarginLoss().forward(x, x);
+  // @ts-expect-error: HuberLoss's option is delta
+  new nn.HuberLoss({ beta: 2 });
+  // @ts-expect-error: the shared base is not a class of the package
+  void nn.ReductionLoss;
+  void [reductions, huber, new nn.PoissonNLLLoss({ full: true }).forward(x, x)];
   om.dispose([x, i, y, ...acts, ...ops, ...losses]);
 }
