@@ -47,6 +47,18 @@ describe('gridSample against PyTorch', () => {
     }
   }));
 
+  test('an empty grid samples nothing, in PyTorch\'s shapes, and gives the input a zero gradient', () => om.tidy(() => {
+    for (const mode of ['bilinear', 'nearest', 'bicubic']) {
+      const x = om.randn([1, 2, 3, 4], { seed: 12 });
+      x.requiresGrad = true;
+      const y = F().gridSample(x, om.zeros([1, 0, 3, 2]), { mode });
+      assert.deepEqual(y.shape, [1, 2, 0, 3]);
+      y.sum().backward();
+      assert.deepEqual(Array.from(x.grad.toArray()), new Array(24).fill(0));
+    }
+    assert.deepEqual(F().gridSample(om.randn([1, 2, 3, 4, 5], { seed: 13 }), om.zeros([1, 2, 0, 1, 3])).shape, [1, 2, 2, 0, 1]);
+  }));
+
   test('argument errors', () => om.tidy(() => {
     const x = om.randn([2, 3, 4, 5], { seed: 2 }), grid = om.zeros([2, 3, 3, 2]);
     throwsKind(() => F().gridSample(x, grid, { mode: 'trilinear' }), 'InvalidArgument', /^gridSample: mode must be 'bilinear', 'nearest' or 'bicubic', got a string \("trilinear"\)/);
