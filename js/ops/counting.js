@@ -6,6 +6,7 @@
 //
 //   const counts = om.bincount(labels, { minlength: 10 });           // int64 [10]
 //   const [values, inverse, counts] = om.unique(x, { returnInverse: true, returnCounts: true });
+//   const rows = om.unique(pairs, { dim: 0 });                          // the distinct rows, ascending
 import { OmError, TraceError, invalid } from '../errors.js';
 import { describe } from '../convert.js';
 import { Tensor, handle, tidy, tensor, zeros, optionsArg } from '../tensor.js';
