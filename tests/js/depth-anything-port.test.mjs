@@ -34,6 +34,11 @@ describe('Depth Anything traced once with symbolic batch, height and width, run 
       const fx = loadFixture(name);
       const patch = fx.config.patch_size;
       assert.deepEqual(Object.fromEntries(tm.symbols.map((s) => [s.name, [s.min, s.max]])), { batch: [1, Infinity], height: [patch, Infinity], width: [patch, Infinity] });
+      for (const s of tm.symbols.filter((x) => x.name !== 'batch')) {
+        assert.match(s.narrowedBy, /^conv2d \(call 1\)$/, `${s.name}: below one patch the patch conv fails, eagerly too`);
+        assert.deepEqual(s.checked, { min: patch, max: 32768 }, `${s.name}: checked from one patch to the default bound`);
+      }
+      assert.ok(fx.cases.some((c) => c.sizes.height === patch && c.sizes.width === patch), 'a fixture case at one patch');
     }));
   }
 });
