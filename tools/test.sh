@@ -108,7 +108,7 @@ step "node --test tests/js/*.test.mjs"
 longest=(examples random-models trace-oracle graph-economy web-demo torchvision-ports package
   web-demo-view torchvision-ports-video-densenet-seg onnx-ops transformers-ports-bloom-wav2vec2-segformer
   symbolic torchvision-ports-2 symbolic-loop-scan computed-sizes transformers-ports
-  transformers-ports-longformer transformers-ports-dinov2 transformers-ports-more)
+  transformers-ports-longformer depth-anything-port transformers-ports-dinov2 transformers-ports-more)
 js_tests=()
 for name in "${longest[@]}"; do
   [[ -f tests/js/$name.test.mjs ]] && js_tests+=("tests/js/$name.test.mjs")

@@ -163,16 +163,24 @@ export class Dinov2Layer extends nn.Module {
   }
 }
 
+/**
+ * forward(hidden_states, outputHiddenStates = false) -> { last_hidden_state, hidden_states } (upstream's
+ * BaseModelOutput): hidden_states the input and every layer's output when outputHiddenStates, else null.
+ */
 export class Dinov2Encoder extends nn.Module {
   constructor(config) {
     super();
     this.layer = new nn.ModuleList(Array.from({ length: config.num_hidden_layers }, () => new Dinov2Layer(config)));
   }
 
-  forward(hiddenStates) {
+  forward(hiddenStates, outputHiddenStates = false) {
+    const allHiddenStates = outputHiddenStates ? [hiddenStates] : null;
     let h = hiddenStates;
-    for (const layer of this.layer) h = layer.forward(h);
-    return h;
+    for (const layer of this.layer) {
+      h = layer.forward(h);
+      allHiddenStates?.push(h);
+    }
+    return { last_hidden_state: h, hidden_states: allHiddenStates };
   }
 }
 
@@ -200,8 +208,50 @@ export class Dinov2Model extends nn.Module {
   }
 
   forward(pixelValues) {
-    const sequenceOutput = this.layernorm.forward(this.encoder.forward(this.embeddings.forward(pixelValues)));
+    const sequenceOutput = this.layernorm.forward(this.encoder.forward(this.embeddings.forward(pixelValues)).last_hidden_state);
     return [sequenceOutput, sequenceOutput.select(1, 0)];
+  }
+}
+
+/**
+ * Dinov2Backbone (upstream's, for DPT-style heads such as Depth Anything's): the hidden states of the
+ * stages out_indices names (0 the embeddings' output, "stem"; i layer i's, "stage<i>"), each through
+ * the final layernorm when apply_layernorm, and with reshape_hidden_states the patch tokens as a
+ * map [batch, hidden, H // patch, W // patch], else the tokens [batch, 1 + patches, hidden] as they
+ * are. forward(pixel_values) -> feature_maps (an array, in stage order).
+ */
+export class Dinov2Backbone extends nn.Module {
+  constructor(config = {}) {
+    super();
+    const c = dinov2Config('Dinov2Backbone', { apply_layernorm: true, reshape_hidden_states: true, ...config });
+    const stages = c.num_hidden_layers + 1;
+    this.out_indices = c.out_indices ?? [stages - 1]; // BackboneMixin: the last stage by default
+    for (const i of this.out_indices) {
+      if (!Number.isInteger(i) || i < -stages || i >= stages) throw new Error(`Dinov2Backbone: out_indices ${JSON.stringify(c.out_indices)} must be stages 0 to ${stages - 1}`);
+    }
+    this.apply_layernorm = c.apply_layernorm;
+    this.reshape_hidden_states = c.reshape_hidden_states;
+    this.patch_size = c.patch_size;
+    this.embeddings = new Dinov2Embeddings(c);
+    this.encoder = new Dinov2Encoder(c);
+    this.layernorm = new nn.LayerNorm(c.hidden_size, { eps: c.layer_norm_eps });
+  }
+
+  forward(pixelValues) {
+    const hiddenStates = this.encoder.forward(this.embeddings.forward(pixelValues), true).hidden_states;
+    const stages = new Set(this.out_indices.map((i) => (i < 0 ? i + hiddenStates.length : i)));
+    const featureMaps = [];
+    for (const [stage, hiddenState] of hiddenStates.entries()) {
+      if (!stages.has(stage)) continue;
+      let h = this.apply_layernorm ? this.layernorm.forward(hiddenState) : hiddenState;
+      if (this.reshape_hidden_states) {
+        const [batchSize, , height, width] = pixelValues.shape;
+        h = h.slice(1, 1).reshape(batchSize, Math.floor(height / this.patch_size), Math.floor(width / this.patch_size), -1);
+        h = h.permute(0, 3, 1, 2).contiguous();
+      }
+      featureMaps.push(h);
+    }
+    return featureMaps;
   }
 }
 
