@@ -60,9 +60,10 @@ function reflect(c, twiceLow, twiceHigh) {
 /** The source coordinate of normalized grid values g along an axis of `size`: PyTorch's unnormalize, then its padding rule. */
 function sourceCoordinate(g, size, alignCorners, paddingMode) {
   const c = alignCorners ? g.add(1).div(2).mul(size - 1) : g.add(1).mul(size).sub(1).div(2);
-  if (paddingMode === 'border') return c.clamp(0, size - 1);
+  // minimum, not clamp's max: a bound computed from a symbolic size traces as an operand, not as a float argument
+  if (paddingMode === 'border') return c.clamp(0).minimum(size - 1);
   if (paddingMode !== 'reflection') return c;
-  return alignCorners ? reflect(c, 0, 2 * (size - 1)) : reflect(c, -1, 2 * size - 1).clamp(0, size - 1);
+  return alignCorners ? reflect(c, 0, 2 * (size - 1)) : reflect(c, -1, 2 * size - 1).clamp(0).minimum(size - 1);
 }
 
 const GRID_MODES = ['bilinear', 'nearest'], GRID_PADDING = ['zeros', 'border', 'reflection'];
@@ -94,12 +95,14 @@ export function gridSample(input, grid, options = undefined) {
     const ix = sourceCoordinate(grid.select(-1, 0), w, alignCorners, paddingMode);
     const iy = sourceCoordinate(grid.select(-1, 1), h, alignCorners, paddingMode);
     const planes = input.reshape([n, c, h * w]);
-    // the input at integral coordinates (x, y) [N, Ho, Wo], times weight, 0 where the point lies outside
+    // the input at integral coordinates (x, y) [N, Ho, Wo], 0 where the point lies outside, times
+    // weight: as PyTorch's, the value is masked before the product, so a non-finite coordinate's NaN
+    // weight gives NaN (0 * NaN), not 0. The clamps' upper bounds are minimum's operands (see sourceCoordinate).
     const tap = (x, y, weight) => {
       const inside = x.ge(0).logicalAnd(x.le(w - 1)).logicalAnd(y.ge(0)).logicalAnd(y.le(h - 1)).unsqueeze(1);
-      const at = y.clamp(0, h - 1).mul(w).add(x.clamp(0, w - 1)).to('int64').reshape([n, 1, ho * wo]).expand([n, c, ho * wo]);
-      const v = planes.gather(2, at).reshape([n, c, ho, wo]);
-      return where(inside, weight ? v.mul(weight.unsqueeze(1)) : v, 0);
+      const at = y.clamp(0).minimum(h - 1).mul(w).add(x.clamp(0).minimum(w - 1)).to('int64').reshape([n, 1, ho * wo]).expand([n, c, ho * wo]);
+      const v = where(inside, planes.gather(2, at).reshape([n, c, ho, wo]), 0);
+      return weight ? v.mul(weight.unsqueeze(1)) : v;
     };
     if (mode === 'nearest') return tap(ix.round(), iy.round(), null);
     const x0 = ix.floor(), y0 = iy.floor(), x1 = x0.add(1), y1 = y0.add(1);
