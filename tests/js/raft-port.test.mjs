@@ -8,75 +8,11 @@
 // port (itself checked against PyTorch at the same sizes).
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import * as om from 'onemodel';
-import { memoryHooks, withTraced } from './helpers.mjs';
-import { DIR, TOL, image } from './torchvision-ports.mjs';
-import { BottleneckBlock, MaskPredictor, ResidualBlock, raft } from '../../examples/torchvision/raft.mjs';
+import { memoryHooks } from './helpers.mjs';
+import { checkGraph, checkedFlows, fixture, imagesOf, loadRaft } from './raft-port.mjs';
 
 memoryHooks();
-
-const LAYERS = { BottleneckBlock, ResidualBlock, InstanceNorm2d: om.nn.InstanceNorm2d, BatchNorm2d: om.nn.BatchNorm2d };
-const camel = (k) => k.replace(/_(\w)/g, (_, c) => c.toUpperCase());
-
-const fixture = (name) => JSON.parse(readFileSync(new URL(`${name}.json`, DIR), 'utf8'));
-
-/** The port built from the fixture's _raft keyword arguments (a layer by its name), the .safetensors loaded strictly, in eval mode. */
-function loadRaft(name, fx) {
-  const { mask_predictor_hidden_size: maskHidden, ...kw } = fx.config;
-  const options = Object.fromEntries(Object.entries(kw).map(([k, v]) => [camel(k), /_block$|_norm_layer$/.test(k) ? (v === null ? null : LAYERS[v]) : v]));
-  if (maskHidden !== undefined) options.maskPredictor = new MaskPredictor({ inChannels: kw.recurrent_block_hidden_state_size, hiddenSize: maskHidden });
-  om.manualSeed(0);
-  const net = raft(options);
-  const { tensors } = om.safetensors.load(readFileSync(new URL(`${name}.safetensors`, DIR)));
-  try {
-    assert.deepEqual(Object.keys(net.stateDict()), fx.keys, 'state-dict keys, in PyTorch\'s order');
-    assert.deepEqual(net.loadStateDict(tensors), { missingKeys: [], unexpectedKeys: [] });
-    return net.eval();
-  } catch (e) {
-    net.dispose();
-    throw e;
-  } finally {
-    om.dispose(Object.values(tensors));
-  }
-}
-
-const imagesOf = (c) => [image(c.shape, c.seeds[0]), image(c.shape, c.seeds[1])];
-
-/**
- * max |ours - PyTorch| / max(1, max |PyTorch|) of flow (a Tensor [N, 2, H, W]) at the fixture's
- * samples (rows and columns 0, S, 2S, ...), asserted within the larger of TOL and twice PyTorch's
- * own float32 error there (against float64: the updates amplify rounding, to 3.4e-5 at 12); a NaN
- * of PyTorch's must be one of ours.
- */
-function sampledError(flow, ref, stride, what) {
-  assert.deepEqual(flow.shape, ref.shape, `${what}: shape`);
-  const [n, c, h, w] = ref.shape;
-  const a = flow.toArray();
-  let err = 0, scale = 1, k = 0;
-  for (let i = 0; i < n * c; i++) {
-    for (let y = 0; y < h; y += stride) {
-      for (let x = 0; x < w; x += stride, k++) {
-        const ours = a[(i * h + y) * w + x], theirs = ref.data[k] ?? NaN; // the fixture writes NaN as null
-        if (Number.isNaN(theirs)) { assert.ok(Number.isNaN(ours), `${what}: ${ours} where PyTorch's is NaN`); continue; }
-        err = Math.max(err, Math.abs(ours - theirs));
-        scale = Math.max(scale, Math.abs(theirs));
-      }
-    }
-  }
-  assert.equal(k, ref.data.length, `${what}: samples`);
-  const bound = Math.max(TOL, 2 * ref.float32_error) * scale;
-  assert.ok(err <= bound, `${what}: max |ours - PyTorch| = ${err} > ${bound}`);
-  return err / scale;
-}
-
-/** The port's predictions at case c (new tensors), each checked against PyTorch's samples. */
-function checkedFlows(net, fx, c, what) {
-  const flows = net.forward(...imagesOf(c), c.updates);
-  assert.equal(flows.length, c.updates, `${what}: one prediction per update`);
-  const errs = c.flows.map((f) => sampledError(flows[f.index], f, fx.stride, `${what} prediction ${f.index}`));
-  return { flows, err: Math.max(...errs) };
-}
 
 describe('RAFT against torchvision 0.14: PyTorch\'s keys and weights, the same flows at every size', () => {
   for (const name of ['raft_small', 'raft_large']) {
@@ -90,5 +26,35 @@ describe('RAFT against torchvision 0.14: PyTorch\'s keys and weights, the same f
         net.dispose();
       }
     });
+  }
+});
+
+// Traced with a symbolic batch at 136 x 200 (the fixture's odd multiple of 8) with 2 updates: the
+// graph against the eager port (itself checked against PyTorch at the same case) at batch 2 (the
+// fixture's), 1 and 3. The sweep over symbolic height and width (traced undeclared: the sizes a
+// multiple of 8 from 64, the grid sampler's `if h > 1` an If) is tests/js/raft-port-sweep.mjs.
+test('raft_small traced with a symbolic batch: the Session and onnxruntime-web agree with the port at other batches', async (t) => {
+  const fx = fixture('raft_small');
+  const net = loadRaft('raft_small', fx);
+  const c = fx.cases.find((x) => x.shape[2] === 136 && x.shape[3] === 200 && x.updates === 2);
+  const model = { forward: (a, b) => net.forward(a, b, c.updates), stateDict: () => net.stateDict() };
+  try {
+    let tm = null;
+    const done = om.tidy(() => { // checkGraph reads every tensor before its first await
+      const axes = ['batch', null, null, null];
+      tm = om.trace(model, { image1: [om.randn([3, 3, 136, 200], { seed: 1 }), axes], image2: [om.randn([3, 3, 136, 200], { seed: 2 }), axes] });
+      assert.deepEqual(tm.inputs.map((i) => i.shape), [['batch', 3, 136, 200], ['batch', 3, 136, 200]]);
+      assert.deepEqual(tm.outputs.map((o) => o.shape), [['batch', 2, 136, 200], ['batch', 2, 136, 200]]);
+      const checks = [{ label: 'PyTorch\'s case at batch 2', feeds: imagesOf(c), eager: checkedFlows(net, fx, c, 'eager').flows }];
+      for (const n of [1, 3]) {
+        const feeds = [om.randn([n, 3, 136, 200], { seed: 10 + n }), om.randn([n, 3, 136, 200], { seed: 20 + n })];
+        checks.push({ label: `batch ${n}`, feeds, eager: model.forward(...feeds) });
+      }
+      return { done: checkGraph(tm, checks) };
+    }).done.finally(() => tm?.dispose());
+    const report = await done;
+    t.diagnostic(`max |graph - eager| / max(1, max |eager|): ${report.join('; ')}`);
+  } finally {
+    net.dispose();
   }
 });
