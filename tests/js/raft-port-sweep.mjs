@@ -1,7 +1,7 @@
-// RAFT (examples/torchvision/raft.mjs, raft_small's fixture of tools/raft_ports.py) traced with
-// symbolic batch, height and width, undeclared, and run in the Session and onnxruntime-web at
-// sizes the trace never saw. Not in npm test (the trace alone takes about 20 s of CPU: its runs
-// check every size up to 2^15); run it with `npm run test:raft`.
+// RAFT (examples/torchvision/raft.mjs, raft_small's and raft_large's fixtures of
+// tools/raft_ports.py) traced with symbolic batch, height and width, undeclared, and run in the
+// Session and onnxruntime-web at sizes the trace never saw. Not in npm test (each trace takes
+// about 20 s of CPU: its runs check every size up to 2^15); run it with `npm run test:raft`.
 //
 // What the tracer finds on its own: RAFT answers only where H and W are multiples of 8 (elsewhere
 // it raises, as upstream's ValueError), from 64 (below, the 4-level pyramid's avg_pool2d has
@@ -17,12 +17,16 @@ import { checkGraph, checkedFlows, fixture, imagesOf, loadRaft } from './raft-po
 
 memoryHooks();
 
-const UPDATES = 2;
-
-test('raft_small traced undeclared with symbolic batch, height and width: multiples of 8 from 64, an If on H, right at every size against the port and PyTorch', async (t) => {
-  const fx = fixture('raft_small');
-  const net = loadRaft('raft_small', fx);
-  const model = { forward: (a, b) => net.forward(a, b, UPDATES), stateDict: () => net.stateDict() };
+/**
+ * Test body: fixture `name`'s port traced undeclared with symbolic batch, height and width at
+ * 2 x 136 x 152 with `updates` updates; its ranges and the .onnx's metadata checked, the graph
+ * run in both engines at every fixture case of that many updates (the eager port checked against
+ * PyTorch there) and at `sizes` ([N, H, W]) against the port, and refused where the port raises.
+ */
+async function tracedEverywhere(t, name, updates, sizes) {
+  const fx = fixture(name);
+  const net = loadRaft(name, fx);
+  const model = { forward: (a, b) => net.forward(a, b, updates), stateDict: () => net.stateDict() };
   let tm = null;
   try {
     const done = om.tidy(() => { // checkGraph reads every tensor before its first await
@@ -47,9 +51,9 @@ test('raft_small traced undeclared with symbolic batch, height and width: multip
         t.diagnostic(`onemodel.symbol.${s.name}: ${props[`onemodel.symbol.${s.name}`]}`);
       }
       // every fixture case of 2 updates (the eager port checked against PyTorch there), and sizes no case has
-      const checks = fx.cases.filter((c) => c.updates === UPDATES)
+      const checks = fx.cases.filter((c) => c.updates === updates)
         .map((c) => ({ label: `PyTorch's [${c.shape}]`, feeds: imagesOf(c), eager: checkedFlows(net, fx, c, `eager [${c.shape}]`).flows }));
-      for (const [n, h, w] of [[3, 72, 80], [1, 120, 128], [2, 128, 72], [1, 200, 512]]) {
+      for (const [n, h, w] of sizes) {
         const feeds = [om.randn([n, 3, h, w], { seed: h }), om.randn([n, 3, h, w], { seed: w + 1 })];
         checks.push({ label: `[${n}, 3, ${h}, ${w}]`, feeds, eager: model.forward(...feeds) });
       }
@@ -72,4 +76,12 @@ test('raft_small traced undeclared with symbolic batch, height and width: multip
     tm?.dispose();
     net.dispose();
   }
-});
+}
+
+test('raft_small traced undeclared with symbolic batch, height and width: multiples of 8 from 64, an If on H, right at every size against the port and PyTorch',
+  (t) => tracedEverywhere(t, 'raft_small', 2, [[3, 72, 80], [1, 120, 128], [2, 128, 72], [1, 200, 512]]));
+
+// raft_large's convex upsampling: the mask viewed as [N, 1, 9, 8, 8, h, w], F.unfold's 9 taps,
+// the [N, 2, 8, h, 8, w] permute reshaped to [N, 2, 8h, 8w], all from symbolic h and w
+test('raft_large traced undeclared with symbolic batch, height and width: the same ranges, right at every size against the port and PyTorch',
+  (t) => tracedEverywhere(t, 'raft_large', 3, [[1, 64, 128], [3, 72, 80], [1, 200, 264]]));
