@@ -64,9 +64,10 @@ function unnormalize(g, size, alignCorners) {
 
 /** PyTorch's compute_coordinates: coordinates c along an axis of `size` after its padding rule (zeros: as they are). */
 function padded(c, size, alignCorners, paddingMode) {
-  if (paddingMode === 'border') return c.clamp(0, size - 1);
+  // minimum, not clamp's max: a bound computed from a symbolic size traces as an operand, not as a float argument
+  if (paddingMode === 'border') return c.clamp(0).minimum(size - 1);
   if (paddingMode !== 'reflection') return c;
-  return alignCorners ? reflect(c, 0, 2 * (size - 1)) : reflect(c, -1, 2 * size - 1).clamp(0, size - 1);
+  return alignCorners ? reflect(c, 0, 2 * (size - 1)) : reflect(c, -1, 2 * size - 1).clamp(0).minimum(size - 1);
 }
 
 /**
@@ -115,13 +116,16 @@ export function gridSample(input, grid, options = undefined) {
   const sizes = spatial.slice().reverse(), strides = sizes.map((_, a) => sizes.slice(0, a).reduce((p, q) => p * q, 1));
   return tidy(() => {
     const planes = input.reshape([n, c, spatial.reduce((a, b) => a * b, 1)]);
-    // the input at integral coordinates xs (one per component, each [N, ...out]), times weight, 0 where the point lies outside
+    // the input at integral coordinates xs (one per component, each [N, ...out]), 0 where the point
+    // lies outside, times weight: as PyTorch's, the value is masked before the product, so a
+    // non-finite coordinate's NaN weight gives NaN (0 * NaN), not 0. The clamps' upper bounds are
+    // minimum's operands (see padded).
     const tap = (xs, weight) => {
       const inside = xs.map((x, a) => x.ge(0).logicalAnd(x.le(sizes[a] - 1))).reduce((p, q) => p.logicalAnd(q)).unsqueeze(1);
-      const at = xs.map((x, a) => x.clamp(0, sizes[a] - 1).mul(strides[a])).reduce((p, q) => p.add(q))
+      const at = xs.map((x, a) => x.clamp(0).minimum(sizes[a] - 1).mul(strides[a])).reduce((p, q) => p.add(q))
         .to('int64').reshape([n, 1, points]).expand([n, c, points]);
-      const v = planes.gather(2, at).reshape([n, c, ...out]);
-      return where(inside, weight ? v.mul(weight.unsqueeze(1)) : v, 0);
+      const v = where(inside, planes.gather(2, at).reshape([n, c, ...out]), 0);
+      return weight ? v.mul(weight.unsqueeze(1)) : v;
     };
     const g = sizes.map((size, a) => unnormalize(grid.select(-1, a), size, alignCorners));
     if (mode === 'bicubic') { // rows of four taps along x, then those rows weighted along y

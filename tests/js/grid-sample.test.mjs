@@ -2,8 +2,9 @@
 // tools/pytorch_conv_grid.py): 4-D modes bilinear, nearest and bicubic, 5-D modes bilinear
 // (trilinear) and nearest, padding zeros, border and reflection, alignCorners both ways, points
 // outside the input, sizes of 1; the gradients to the input and the grid (PyTorch's and finite
-// differences); argument errors; traced and run in onnxruntime-web and the Session with a
-// symbolic batch, affineGrid feeding it (a spatial transformer's sampler).
+// differences); non-finite coordinates; argument errors; traced and run in onnxruntime-web and the
+// Session with a symbolic batch, and with the input's height and width symbolic, affineGrid
+// feeding it (a spatial transformer's sampler).
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -59,6 +60,28 @@ describe('gridSample against PyTorch', () => {
     assert.deepEqual(F().gridSample(om.randn([1, 2, 3, 4, 5], { seed: 13 }), om.zeros([1, 2, 0, 1, 3])).shape, [1, 2, 2, 0, 1]);
   }));
 
+  // PyTorch 1.13 (F.grid_sample on the CPU, zeros padding): a point with a NaN or infinite
+  // coordinate is NaN in bilinear mode (its weights are NaN, and the masked value 0 times NaN is
+  // NaN) and 0 in nearest mode; RAFT's sampler divides by a pyramid level's width - 1, which is 0
+  // where the level is one column wide. The other points are what they are without it.
+  test('zeros padding: a non-finite coordinate gives NaN (bilinear) or 0 (nearest), as PyTorch', () => om.tidy(() => {
+    const x = om.randn([1, 2, 3, 4], { seed: 8 });
+    const finite = [0.3, -0.4, 0.8, 0.1, -0.2, 0.5, 0.6, -0.9];
+    for (const bad of [NaN, Infinity, -Infinity]) {
+      for (const alignCorners of [true, false]) {
+        const grid = om.tensor([...finite, bad, 0.2, -0.1, bad], { shape: [1, 1, 6, 2] });
+        const fine = om.tensor(finite, { shape: [1, 1, 4, 2] });
+        for (const mode of ['bilinear', 'nearest']) {
+          const y = F().gridSample(x, grid, { mode, alignCorners }).toArray(), ok = F().gridSample(x, fine, { mode, alignCorners }).toArray();
+          for (let ch = 0; ch < 2; ch++) {
+            assert.deepEqual(Array.from(y.slice(ch * 6, ch * 6 + 4)), Array.from(ok.slice(ch * 4, ch * 4 + 4)), `${mode}, ${bad}: the finite points`);
+            for (const k of [4, 5]) assert.ok(mode === 'bilinear' ? Number.isNaN(y[ch * 6 + k]) : y[ch * 6 + k] === 0, `${mode}, ${bad}, alignCorners ${alignCorners}: point ${k} is ${y[ch * 6 + k]}`);
+          }
+        }
+      }
+    }
+  }));
+
   test('argument errors', () => om.tidy(() => {
     const x = om.randn([2, 3, 4, 5], { seed: 2 }), grid = om.zeros([2, 3, 3, 2]);
     throwsKind(() => F().gridSample(x, grid, { mode: 'trilinear' }), 'InvalidArgument', /^gridSample: mode must be 'bilinear', 'nearest' or 'bicubic', got a string \("trilinear"\)/);
@@ -87,10 +110,18 @@ describe('traced, run in onnxruntime-web and the Session', () => {
     trace((x, g) => F().gridSample(x, g, { paddingMode: 'reflection' }), { // the grid's sizes symbolic too
       x: [om.randn([2, 3, 5, 6], { seed: 6 }), ['N', null, null, null]], g: [grid, ['N', 'Ho', 'Wo', null]],
     });
-    // the input's H and W are numbers in the sampler's math (clamps, the places' row length): a
-    // symbolic one is refused, not baked in
-    assert.throws(() => om.trace((x, g) => F().gridSample(x, g), { x: [om.randn([2, 3, 5, 6], { seed: 4 }), ['N', null, 'H', 'W']], g: [grid, ['N', null, null, null]] }),
-      (e) => e instanceof om.TraceError && e.kind === 'SymbolicShape' && /float argument computed from a size cannot be written in the graph/.test(e.message));
+    // the input's H and W symbolic (RAFT samples correlation volumes whose sizes follow the image's):
+    // the sampler's bounds are computed from them, and each graph is checked at other sizes, 1 among them
+    // (each padding's bounds; reflection's both ways: with alignCorners an If at H or W of 1, where it reflects into a point)
+    const modes = [['bilinear', 'zeros', true], ['bilinear', 'border', false], ['bilinear', 'reflection', true], ['bilinear', 'reflection', false], ['nearest', 'zeros', false], ['bicubic', 'zeros', false], ['bicubic', 'border', true]];
+    for (const [mode, paddingMode, alignCorners] of modes) {
+      trace((x, g) => F().gridSample(x, g, { mode, paddingMode, alignCorners }), {
+        x: [om.randn([2, 3, 5, 6], { seed: 7 }), ['N', null, 'H', 'W']], g: [grid, ['N', null, null, null]],
+      });
+    }
+    trace((x, g) => F().gridSample(x, g, { paddingMode: 'border' }), { // 5-D with D, H and W symbolic
+      x: [om.randn([2, 2, 3, 4, 5], { seed: 14 }), ['N', null, 'D', 'H', 'W']], g: [om.rand([2, 2, 3, 2, 3], { seed: 15 }).mul(2.6).sub(1.3), ['N', null, null, null, null]],
+    });
     for (const paddingMode of ['zeros', 'border', 'reflection']) { // bicubic; 5-D (trilinear) and nearest
       trace((x, g) => F().gridSample(x, g, { mode: 'bicubic', paddingMode, alignCorners: paddingMode === 'reflection' }), {
         x: [om.randn([2, 3, 5, 6], { seed: 9 }), ['N', null, null, null]], g: [grid, ['N', 'Ho', null, null]],
