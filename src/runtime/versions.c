@@ -15,7 +15,8 @@
  *                                   (before 4)
  *   semantics                       the broadcast attribute of binary ops and Gemm (before 7):
  *                                   B's shape a suffix of A's is numpy's broadcast, dropped; with
- *                                   an axis refused. is_test (before 7): 1 dropped, 0 (the default:
+ *                                   an axis, B's trailing dims unsqueezed to A's rank (both ranks
+ *                                   known: inputs or initializers; else refused). is_test (before 7): 1 dropped, 0 (the default:
  *                                   training) refused for Dropout and BatchNormalization. Upsample 1
  *                                   refused. Softmax, LogSoftmax and Hardmax before 13 coerce the input
  *                                   to 2-D at axis (default 1): Flatten, the op on axis 1,
@@ -179,6 +180,30 @@ static bool refuse(const om_gnode *n, const char *what) {
   return om__fail(OM_ERR_UNSUPPORTED, "onnx: node '%s' (%s): %s is not supported", n->name, n->op_type, what);
 }
 
+/* A binary op's broadcast with an axis (before opset 7): B's dims are A's from axis on, so B with
+ * the dims after its own as 1 (an Unsqueeze, when there are any) broadcasts as numpy's. Both ranks
+ * must be known before the session binds: A and B graph inputs or initializers (else refused). */
+static bool broadcast_at_axis(upgrade *u, om_gnode *n) {
+  om_graph *g = u->g;
+  om_gattr *at = find_attr(n, "axis");
+  const om_gvalue *a = n->n_in == 2 && n->in[0] >= 0 ? &g->values.v[n->in[0]] : NULL, *b = a && n->in[1] >= 0 ? &g->values.v[n->in[1]] : NULL;
+  if (!b || a->producer >= 0 || b->producer >= 0 || at->type != OM_GATTR_INT)
+    return refuse(n, "broadcast with an axis (opset 6 and before) of a value computed by a node");
+  int64_t axis = at->i < 0 ? at->i + a->ndim : at->i, after = a->ndim - axis - b->ndim;
+  if (axis < 0 || after < 0)
+    return om__fail(OM_ERR_FORMAT, "onnx: node '%s' (%s): B of %d dims does not fit at axis %lld of A's %d", n->name, n->op_type, b->ndim,
+                    (long long)at->i, a->ndim);
+  drop_attr(n, at);
+  if (!after) return true;
+  int64_t axes[OM_MAX_DIMS], len = after;
+  for (int64_t k = 0; k < after; k++) axes[k] = b->ndim + k;
+  om_tensor *t = om_from_data(axes, &len, 1, OM_INT64);
+  int ax = t ? new_value(g, n, "axes", t) : -1, wide = ax >= 0 ? new_value(g, n, "b", NULL) : -1;
+  if (wide < 0 || !emit(u, n, "Unsqueeze", "unsqueeze", (int[]){n->in[1], ax}, 2, wide, NULL, 0)) return false;
+  n->in[1] = wide;
+  return true;
+}
+
 /* The changes of opsets 1 to 6 (before the opset-7 broadcast rules): false with an error. */
 static bool upgrade_before_7(upgrade *u, om_gnode *n) {
   static const char *const binary[] = {"Add", "And", "Div", "Equal", "Gemm", "Greater", "Less", "Mul", "Or", "Pow", "Sub", "Xor"};
@@ -186,8 +211,8 @@ static bool upgrade_before_7(upgrade *u, om_gnode *n) {
   for (size_t k = 0; k < sizeof binary / sizeof *binary; k++) {
     om_gattr *b = is(n, binary[k]) ? find_attr(n, "broadcast") : NULL;
     if (!b) continue;
-    if (find_attr(n, "axis")) return refuse(n, "broadcast with an axis (opset 6 and before)");
     drop_attr(n, b);
+    if (find_attr(n, "axis") && !broadcast_at_axis(u, n)) return false;
   }
   om_gattr *test = find_attr(n, "is_test");
   if (is(n, "Dropout") || is(n, "BatchNormalization")) {
