@@ -16,7 +16,8 @@
  *   semantics                       the broadcast attribute of binary ops and Gemm (before 7):
  *                                   B's shape a suffix of A's is numpy's broadcast, dropped; with
  *                                   an axis, B's trailing dims unsqueezed to A's rank (both ranks
- *                                   known: inputs or initializers; else refused). is_test (before 7): 1 dropped, 0 (the default:
+ *                                   known: inputs or initializers; else refused); PRelu's slope
+ *                                   of one value per channel likewise at axis 1. is_test (before 7): 1 dropped, 0 (the default:
  *                                   training) refused for Dropout and BatchNormalization. Upsample 1
  *                                   refused. Softmax, LogSoftmax and Hardmax before 13 coerce the input
  *                                   to 2-D at axis (default 1): Flatten, the op on axis 1,
@@ -180,6 +181,19 @@ static bool refuse(const om_gnode *n, const char *what) {
   return om__fail(OM_ERR_UNSUPPORTED, "onnx: node '%s' (%s): %s is not supported", n->name, n->op_type, what);
 }
 
+/* n's input 1 (of rank) with `after` dims of 1 appended by an Unsqueeze emitted before n (none
+ * when after is 0). */
+static bool unsqueeze_after(upgrade *u, om_gnode *n, int rank, int after) {
+  if (!after) return true;
+  int64_t axes[OM_MAX_DIMS], len = after;
+  for (int k = 0; k < after && k < OM_MAX_DIMS; k++) axes[k] = rank + k;
+  om_tensor *t = after <= OM_MAX_DIMS ? om_from_data(axes, &len, 1, OM_INT64) : NULL;
+  int ax = t ? new_value(u->g, n, "axes", t) : -1, wide = ax >= 0 ? new_value(u->g, n, "b", NULL) : -1;
+  if (wide < 0 || !emit(u, n, "Unsqueeze", "unsqueeze", (int[]){n->in[1], ax}, 2, wide, NULL, 0)) return false;
+  n->in[1] = wide;
+  return true;
+}
+
 /* A binary op's broadcast with an axis (before opset 7): B's dims are A's from axis on, so B with
  * the dims after its own as 1 (an Unsqueeze, when there are any) broadcasts as numpy's. Both ranks
  * must be known before the session binds: A and B graph inputs or initializers (else refused). */
@@ -194,14 +208,16 @@ static bool broadcast_at_axis(upgrade *u, om_gnode *n) {
     return om__fail(OM_ERR_FORMAT, "onnx: node '%s' (%s): B of %d dims does not fit at axis %lld of A's %d", n->name, n->op_type, b->ndim,
                     (long long)at->i, a->ndim);
   drop_attr(n, at);
-  if (!after) return true;
-  int64_t axes[OM_MAX_DIMS], len = after;
-  for (int64_t k = 0; k < after; k++) axes[k] = b->ndim + k;
-  om_tensor *t = om_from_data(axes, &len, 1, OM_INT64);
-  int ax = t ? new_value(g, n, "axes", t) : -1, wide = ax >= 0 ? new_value(g, n, "b", NULL) : -1;
-  if (wide < 0 || !emit(u, n, "Unsqueeze", "unsqueeze", (int[]){n->in[1], ax}, 2, wide, NULL, 0)) return false;
-  n->in[1] = wide;
-  return true;
+  return unsqueeze_after(u, n, b->ndim, (int)after);
+}
+
+/* PRelu before opset 7: a slope of one value per channel (of size C, or 1 shared) against X of
+ * [N, C, ...]: as broadcast at axis 1, where both ranks are known (else left to numpy's
+ * broadcast, which a slope of one value or of X's last size takes as well). */
+static bool prelu_channels(upgrade *u, om_gnode *n) {
+  const om_gvalue *x = n->n_in == 2 && n->in[0] >= 0 ? &u->g->values.v[n->in[0]] : NULL, *slope = x && n->in[1] >= 0 ? &u->g->values.v[n->in[1]] : NULL;
+  if (!slope || x->producer >= 0 || slope->producer >= 0 || slope->ndim != 1 || x->ndim < 3) return true;
+  return unsqueeze_after(u, n, 1, x->ndim - 2);
 }
 
 /* The changes of opsets 1 to 6 (before the opset-7 broadcast rules): false with an error. */
@@ -214,6 +230,7 @@ static bool upgrade_before_7(upgrade *u, om_gnode *n) {
     drop_attr(n, b);
     if (find_attr(n, "axis") && !broadcast_at_axis(u, n)) return false;
   }
+  if (is(n, "PRelu") && !prelu_channels(u, n)) return false;
   om_gattr *test = find_attr(n, "is_test");
   if (is(n, "Dropout") || is(n, "BatchNormalization")) {
     if (!test || test->i != 1) return refuse(n, "training mode (is_test 0, the default before opset 7)");

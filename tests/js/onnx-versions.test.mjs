@@ -122,6 +122,12 @@ test('older opsets: attributes that became inputs, renamed ops, coerced softmax'
                                  inputs: [inputOf('x', x234), anySize('b', mid.b)], inits: [{ name: 'ax', dtype: 'int64', dims: [1], values: [1] }],
                                  outputs: [{ name: 'y', dtype: 'float32' }], opset: 13 });
   await agrees(model({ op: 'Sub', inputs: ['x', 'b'], attrs: { broadcast: 1, axis: 1 }, opset: 6 }, mid), mid, unsqueezed);
+  // PRelu before opset 7: a slope per channel (axis 1)
+  const slope = { x: x234, b: { data: Float32Array.of(0.5, -2, 3), dims: [3], type: 'float32' } };
+  const perChannel = onnxBytes({ nodes: [{ op: 'Unsqueeze', inputs: ['b', 'ax'], outputs: ['bu'] }, { op: 'PRelu', inputs: ['x', 'bu'], outputs: ['y'] }],
+                                 inputs: [inputOf('x', x234), anySize('b', slope.b)], inits: [{ name: 'ax', dtype: 'int64', dims: [1], values: [1] }],
+                                 outputs: [{ name: 'y', dtype: 'float32' }], opset: 13 });
+  await agrees(model({ op: 'PRelu', inputs: ['x', 'b'], opset: 6 }, slope), slope, perChannel);
   const tail = { x: x234, b: { data: Float32Array.from({ length: 12 }, (_, k) => k), dims: [3, 4], type: 'float32' } };
   await agrees(model({ op: 'Mul', inputs: ['x', 'b'], attrs: { broadcast: 1, axis: -2 }, opset: 6 }, tail), tail, model({ op: 'Mul', inputs: ['x', 'b'], opset: 7 }, tail));
   await agrees(model({ op: 'Reshape', attrs: { shape: [4, 0, -1] }, opset: 4, ir: 3 }, f), f);
