@@ -55,6 +55,21 @@ const written = {
                       nodes: [{ op: 'Add', inputs: ['acc', 'xt'], outputs: ['acc2'] }, { op: 'Identity', inputs: ['acc2'], outputs: ['yt'] }],
                       inputs: [{ name: 'acc', dims: null }, { name: 'xt', dims: null }], outputs: ['acc2', 'yt'] } } } }],
                     inputs: [x], outputs: ['b', 'y'], inits: [{ name: 'a', dtype: 'float32', dims: [2], values: [0, 0] }] }),
+  // a Loop body declaring every type it takes and gives (the session checks them against the node's at create), and the rows of
+  // src/runtime/shapes.c a symbolic size reaches at create (LayerNormalization, Einsum, GatherElements, ScatterElements): mutated
+  // types, sizes, axes and equations reach those checks
+  typed: onnxBytes({ nodes: [{ op: 'Loop', inputs: ['m', '', 'x'], outputs: ['t', 'scan'], attrs: { body: { graph: {
+                       nodes: [{ op: 'Add', inputs: ['s', 'x'], outputs: ['s2'] }, { op: 'Identity', inputs: ['c'], outputs: ['c2'] }, { op: 'Relu', inputs: ['s2'], outputs: ['o'] }],
+                       inputs: [{ name: 'i', dims: [], dtype: 'int64' }, { name: 'c', dims: [], dtype: 'bool' }, { name: 's', dims: null, dtype: 'float32' }],
+                       outputs: [{ name: 'c2', dtype: 'bool' }, { name: 's2', dtype: 'float32' }, { name: 'o', dtype: 'float32' }] } } } },
+                             { op: 'LayerNormalization', inputs: ['t', 'g', 'b'], outputs: ['l'], ints: { axis: -1 } },
+                             { op: 'Einsum', inputs: ['l', 'w'], outputs: ['e'], strings: { equation: 'nj,jk->nk' } },
+                             { op: 'GatherElements', inputs: ['e', 'i'], outputs: ['ge'], ints: { axis: 1 } },
+                             { op: 'ScatterElements', inputs: ['ge', 'i', 'ge'], outputs: ['y'], ints: { axis: 1 } }],
+                     inputs: [x], outputs: [{ name: 'y', dtype: 'float32' }, 'scan'],
+                     inits: [{ name: 'm', dtype: 'int64', dims: [], values: [2] }, { name: 'g', dtype: 'float32', dims: [2], values: [1, 2] },
+                             { name: 'b', dtype: 'float32', dims: [2], values: [0, 1] }, { name: 'w', dtype: 'float32', dims: [2, 3], values: [1, 2, 3, 4, 5, 6] },
+                             { name: 'i', dtype: 'int64', dims: [1, 2], values: [0, 1] }] }),
   // attributes of every type the table's lists check (int, ints, float, floats, string, strings): mutations of their names, types
   // and values reach the session's attribute check and the rules behind it (tests/c/test_session.c's op_table_attributes_mutated
   // goes over every row)

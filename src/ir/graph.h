@@ -53,6 +53,8 @@ typedef struct om_gvalue {
   /* in a subgraph: the enclosing graph's value this one names (ONNX's outer scope), else -1 */
   int outer;
   om_gkind kind; /* a graph input's (its dtype and etype: a sequence's elements'; no shape), else a tensor */
+  int decl_type; /* a subgraph input's element type as the file declares it (TensorProto.DataType), 0 where it leaves
+                    it out (its node gives it): the session checks it against the node's at create */
 } om_gvalue;
 
 /* One ONNX node. */

@@ -401,6 +401,7 @@ static bool read_input(reader *r, const Onnx__ValueInfoProto *vi) {
       int v = define(r, name, se ? se->dtype : OM_FLOAT32, 0, NULL, r->parent ? "a subgraph input" : "a graph input"),
           *in = v >= 0 ? OM_VEC_PUSH_SLOT(r->g->inputs) : NULL;
       if (v >= 0) r->g->values.v[v].etype = se ? etype_of(se) : str ? T_STRING : 0, r->g->values.v[v].kind = kind;
+      if (v >= 0 && r->parent && tt) r->g->values.v[v].decl_type = tt->elem_type;
       return in ? (*in = v, true) : false;
     }
   }

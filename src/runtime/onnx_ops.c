@@ -1230,19 +1230,31 @@ static bool bind_layer_norm(om_bind *b) {
   double eps;
   int a = 0;
   if (!attr_i(b, "axis", -1, &axis) || !attr_f(b, "epsilon", 1e-5, &eps) || !wrap(b, axis, x->ndim, &a)) return false;
-  for (int i = 1; i < 3; i++) { /* scale and bias of exactly the normalised shape */
-    const om_tensor *p = b->node->n_in > i ? b->in[i] : NULL;
-    bool same = !p || p->ndim == x->ndim - a;
+  /* scale and bias of the normalised shape, or broadcast to it (onnxruntime takes numpy's broadcast:
+   * a scale of [1]); one that does not broadcast to it is invalid */
+  om_tensor *in[3] = {x, NULL, NULL}, *out[3] = {NULL};
+  bool ok = true;
+  for (int i = 1; ok && i < 3; i++) {
+    om_tensor *p = b->node->n_in > i ? b->in[i] : NULL;
+    bool same = !p || p->ndim == x->ndim - a, fits = !p || p->ndim <= x->ndim - a;
     for (int d = 0; same && p && d < p->ndim; d++) same = p->shape[d] == x->shape[a + d];
-    if (!same) return unsupported(b, i == 1 ? "a scale that is not of the normalised shape" : "a bias that is not of the normalised shape");
+    for (int d = 1; !same && fits && d <= p->ndim; d++) fits = p->shape[p->ndim - d] == 1 || p->shape[p->ndim - d] == x->shape[x->ndim - d];
+    char ps[OM_SHAPE_STR_LEN], ns[OM_SHAPE_STR_LEN];
+    if (!fits)
+      ok = om__fail(OM_ERR_SHAPE_MISMATCH, "%s (LayerNormalization): %s %s does not broadcast to the normalised shape %s", who(b), i == 1 ? "Scale" : "B",
+                    om__shape_str(ps, sizeof ps, p->shape, p->ndim), om__shape_str(ns, sizeof ns, x->shape + a, x->ndim - a));
+    om_tensor *wide = ok && !same ? om_expand(p, x->shape + a, x->ndim - a) : NULL;
+    in[i] = !ok || !p ? NULL : same ? om_tensor_retain(p) : wide ? om_contiguous(wide) : NULL;
+    om_tensor_release(wide);
+    ok = ok && (in[i] || !p);
   }
   /* the op itself (as om_layer_norm calls it), for ONNX's Mean and InvStdDev outputs too */
-  om_tensor *bias = b->node->n_in > 2 ? b->in[2] : NULL, *in[3] = {x, b->in[1], bias}, *out[3] = {NULL};
-  om_attrs at = {.n_i = 2 + x->ndim - a, .i = {1, bias != NULL}, .n_f = 1, .f = {eps}};
+  om_attrs at = {.n_i = 2 + x->ndim - a, .i = {1, in[2] != NULL}, .n_f = 1, .f = {eps}};
   memcpy(at.i + 2, x->shape + a, sizeof(int64_t) * (size_t)(x->ndim - a));
-  if (om__apply(OM_OP_layer_norm, in, bias ? 3 : 2, &at, out) != 3) return false;
-  for (int j = 0; j < 3; j++) b->out[j] = j < b->node->n_out ? out[j] : (om_tensor_release(out[j]), NULL);
-  return true;
+  ok = ok && om__apply(OM_OP_layer_norm, in, in[2] ? 3 : 2, &at, out) == 3;
+  om__release_all(in + 1, 2);
+  for (int j = 0; ok && j < 3; j++) b->out[j] = j < b->node->n_out ? out[j] : (om_tensor_release(out[j]), NULL);
+  return ok;
 }
 
 static bool bind_instance_norm(om_bind *b) {
@@ -4720,7 +4732,7 @@ static const om_graph *graph_attr(const om_gnode *n, const char *name) {
 
 /* The checker's rules for a node's subgraphs (ONNX's checker refuses the model otherwise), at create. */
 /* Whether n is a Scan of opset 8's form (the version pass marked it; sequence_lens its last input). */
-static bool scan8(const om_gnode *n) {
+bool om__onnx_scan8(const om_gnode *n) {
   for (int k = 0; k < n->n_attrs; k++)
     if (!strcmp(n->attrs[k].name, OM_SCAN8_MARK)) return true;
   return false;
@@ -4736,7 +4748,7 @@ bool om__onnx_check_subgraphs(const om_gnode *n) {
   for (int q = 0; q < 2 && names[q]; q++) {
     const om_graph *g = graph_attr(n, names[q]);
     if (!g) return om__fail(OM_ERR_FORMAT, "session: node '%s' (%s) has no graph attribute %s", n->name, op, names[q]);
-    int want_in = is_if ? 0 : n->n_in - (is_scan && scan8(n)), want_out = is_loop ? -1 : n->n_out; /* a Loop body's outputs are counted below */
+    int want_in = is_if ? 0 : n->n_in - (is_scan && om__onnx_scan8(n)), want_out = is_loop ? -1 : n->n_out; /* a Loop body's outputs are counted below */
     if (g->inputs.n != want_in)
       return om__fail(OM_ERR_FORMAT, "session: node '%s' (%s): its %s takes %d inputs; %s", n->name, op, names[q], g->inputs.n,
                       is_if ? "a branch takes none" : is_loop ? "a Loop body takes the iteration number, the condition and one per loop-carried value"
@@ -4879,7 +4891,7 @@ static bool bind_scan(om_bind *b) {
   const om_gattr *ma = attr(b, "num_scan_inputs");
   if (!ma || !attr_type(b, ma, OM_GATTR_INT)) return om__fail(OM_ERR_FORMAT, "%s (Scan): attribute num_scan_inputs is required", who(b));
   m = ma->i;
-  bool v8 = scan8(b->node);
+  bool v8 = om__onnx_scan8(b->node);
   if (m < 1 || m > b->node->n_in - v8 || m > 64)
     return om__fail(OM_ERR_FORMAT, "%s (Scan): num_scan_inputs is %lld for %d inputs", who(b), (long long)m, b->node->n_in - v8);
   if (v8) return bind_scan8(b, body, (int)m);
@@ -5508,7 +5520,7 @@ static const om_onnx_rule rules[] = {
     {"IsNaN", 1, 1, 1, "", bind_is_nan, "ne(x, x)"},
     {"LRN", 1, 1, 1, "alpha:f beta:f bias:f size!i", bind_lrn, "x / (bias + alpha avg_pool2d(x x over [size, 1] channels))^beta"},
     {"LSTM", 3, 8, 3, "activation_alpha:F activation_beta:F activations:S clip:f direction:s=forward|reverse|bidirectional hidden_size:i input_forget:i layout:i", bind_lstm, "lstm_layer per direction (default activations); peepholes or sequence_lens: per step linear, sigmoid, tanh as RNN (clip, input_forget refused)"},
-    {"LayerNormalization", 2, 3, 3, "axis:i epsilon:f stash_type:i", bind_layer_norm, "layer_norm (scale and bias of the normalised shape; Mean and InvStdDev too)"},
+    {"LayerNormalization", 2, 3, 3, "axis:i epsilon:f stash_type:i", bind_layer_norm, "layer_norm (scale and bias of the normalised shape, or expanded to it; Mean and InvStdDev too)"},
     {"LeakyRelu", 1, 1, 1, "alpha:f", bind_leaky_relu, "leaky_relu"},
     {"Less", 2, 2, 1, "", bind_less, "lt (UINT64: of the bits with the top one flipped)"},
     {"LessOrEqual", 2, 2, 1, "", bind_less_equal, "le (UINT64 as Less)"},

@@ -113,6 +113,8 @@ bool om__bind_subgraph(om_bind *b, const om_graph *g, om_tensor *const *inputs, 
 /** ONNX's checker's rules for n's subgraphs (If's branches, Loop's and Scan's body: present, their
  *  inputs and outputs counted); false with a Format error naming the node. */
 bool om__onnx_check_subgraphs(const om_gnode *n);
+/** Whether n (borrowed) is a Scan of opset 8's form, which the version pass marked. */
+bool om__onnx_scan8(const om_gnode *n);
 
 /* The attribute the version import pass gives an opset-8 Scan (its value 8): that version's batch
  * axis and sequence_lens input (which opset 9 dropped; moved from the first input to the last) are
@@ -126,8 +128,10 @@ bool om__upgrade_nodes(om_graph *g, int opset);
 
 /** g's shapes inferred with symbolic dims from the inputs' declared ones (src/runtime/shapes.c):
  *  false with a Format error naming the node where its inputs contradict each other at every size,
- *  or naming the node and the output where a declared output is contradicted at every size. */
-bool om__check_shapes(const om_graph *g);
+ *  or naming the node and the output where a declared output is contradicted at every size (only
+ *  with shapes), or naming the node and its body where a subgraph's types are not the node's
+ *  (If, Loop, Scan; always). */
+bool om__check_shapes(const om_graph *g, bool shapes);
 
 /* Element types (src/runtime/elem_types.c): ONNX's TensorProto.DataType numbers. */
 #define OM_ONNX_STRING 8 /* held by no dtype: a value of strings is an om_seq holding an om_strings */

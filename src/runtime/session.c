@@ -1100,7 +1100,8 @@ static bool plan_at_create(om_session *s) {
     for (int d = 0; fixed && d < v->ndim; d++) fixed = !v->dim_param[d];
   }
   if (om__state()->trace) return true; /* a trace recording on this thread: the first run refuses that */
-  if (!fixed) return om__check_shapes(g);
+  if (!om__check_shapes(g, !fixed)) return false; /* fixed: the subgraphs' types only (the plan below checks the shapes) */
+  if (!fixed) return true;
   s->declared = false;
   om_tensor **fed = calloc((size_t)g->inputs.n + 1, sizeof *fed);
   int *at = calloc((size_t)g->inputs.n + 1, sizeof *at), *counts = calloc((size_t)g->inputs.n + 1, sizeof *counts), n_fed = 0;

@@ -731,27 +731,216 @@ static void nonzero(sctx *c, sshape *o) { /* [rank, count]: the count is the val
   *o = (sshape){.known = a->known, .type = 7 /* INT64 */, .ndim = 2, .d = {a->ndim, ANY}};
 }
 
+/* GatherElements, ScatterElements: the axis in range; the indices (and the updates, input 2) of the
+ * data's rank, the indices no larger than the data off the axis (as the library's gather and
+ * scatter take them, and onnxruntime), the updates of the indices' shape; constant indices within a
+ * fixed size along the axis. The output: the indices' shape (gather) or the data's (scatter). */
+static void elements(sctx *c, sshape *o) {
+  const sshape *a = in(c, 0), *ix = in(c, 1), *up = in(c, 2);
+  const om_tensor *t = const_of(c, 1);
+  bool scatter = c->n->n_in > 2;
+  int64_t axis = attr_i(c, "axis", 0);
+  *o = scatter ? *a : *ix;
+  o->type = a->type;
+  if (!a->known || !axis_of(c, &axis, a->ndim, "axis")) return;
+  for (int i = 1; i <= 1 + scatter; i++) {
+    const sshape *s = in(c, i);
+    if (s->known && s->ndim != a->ndim) {
+      contradicts(c, "%s (input %d) has rank %d, and the data rank %d", i == 1 ? "indices" : "updates", i, s->ndim, a->ndim);
+      return;
+    }
+  }
+  for (int d = 0; ix->known && d < a->ndim; d++) {
+    if (d != axis && ix->d[d] >= 0 && a->d[d] >= 0 && ix->d[d] > a->d[d]) {
+      contradicts(c, "indices have size %lld at axis %d, more than the data's %lld", (long long)ix->d[d], d, (long long)a->d[d]);
+      return;
+    }
+    if (scatter && up->known) must_equal(c, ix->d[d], up->d[d], "updates and indices differ in size");
+  }
+  for (int64_t k = 0, m = t && a->d[axis] >= 0 ? om_tensor_numel(t) : 0, size = a->d[axis]; k < m; k++) {
+    int64_t i = int_at(t, k);
+    if (i < -size || i >= size) {
+      contradicts(c, "index %lld is out of range for axis %lld of size %lld", (long long)i, (long long)axis, (long long)size);
+      return;
+    }
+  }
+}
+
+/* LayerNormalization: the axis in range; scale and B broadcast to the normalised shape (the
+ * input's dims from the axis: each fixed size 1 or the input's); Y of the input's shape, Mean and
+ * InvStdDev (outputs 1 and 2, float32) of its dims before the axis and 1 after. */
+static void layer_norm(sctx *c, sshape *o) {
+  const sshape *x = in(c, 0);
+  int64_t axis = attr_i(c, "axis", -1);
+  *o = *x;
+  if (!x->known || !axis_of(c, &axis, x->ndim, "axis")) return;
+  int norm = x->ndim - (int)axis;
+  for (int i = 1; i < 3; i++) {
+    const sshape *s = in(c, i);
+    const char *name = i == 1 ? "Scale" : "B";
+    if (!s->known) continue;
+    if (s->ndim > norm) {
+      contradicts(c, "%s (input %d) has rank %d, and the normalised shape (axis %lld on) rank %d", name, i, s->ndim, (long long)axis, norm);
+      return;
+    }
+    for (int d = 1; d <= s->ndim; d++) {
+      int64_t p = s->d[s->ndim - d], q = x->d[x->ndim - d];
+      if (p >= 0 && q >= 0 && p != q && p != 1) {
+        contradicts(c, "%s (input %d) has size %lld at axis -%d, and the input %lld", name, i, (long long)p, d, (long long)q);
+        return;
+      }
+    }
+  }
+  for (int j = 1; j < c->n->n_out && j < 3; j++) {
+    if (c->n->out[j] < 0) continue;
+    sshape *m = &c->v[c->n->out[j]];
+    *m = *x;
+    m->type = 0; /* stash_type's (FLOAT, or the input's where that is wider): left to the run */
+    for (int d = (int)axis; d < x->ndim; d++) m->d[d] = 1;
+  }
+}
+
+/* Einsum: one term per input, each naming the operand's dims (all of them, or the rest as '...'),
+ * the output's labels each in an operand once; a label's fixed sizes equal (1 broadcasts across
+ * operands, as onnxruntime's; within one operand, a diagonal, they must be equal). The output's
+ * dims: its labels' sizes, the '...' dims broadcast right-aligned. A malformed term (a stray '.', a
+ * character that is no letter) is left to the run's message. */
+static void einsum(sctx *c, sshape *o) {
+  const om_gattr *eq = attr(c, "equation", OM_GATTR_STRING);
+  o->type = in(c, 0)->type;
+  if (!eq) return;
+  char e[256];
+  int len = 0;
+  for (const char *p = eq->s; *p && len < (int)sizeof e - 1; p++)
+    if (*p != ' ') e[len++] = *p;
+  e[len] = 0;
+  const char *arrow = strstr(e, "->"), *term = e;
+  int lhs = arrow ? (int)(arrow - e) : len, terms = 1;
+  for (int k = 0; k < lhs; k++) terms += e[k] == ',';
+  if (terms != c->n->n_in) {
+    contradicts(c, "the equation '%s' has %d operands, and the node %d inputs", eq->s, terms, c->n->n_in);
+    return;
+  }
+  int64_t size[52], ell[OM_MAX_DIMS]; /* each label's size, the '...' dims right-aligned */
+  int n_ell = 0, seen_in[52]; /* the operand that named each label last, -1 none */
+  for (int l = 0; l < 52; l++) size[l] = ANY, seen_in[l] = -1;
+  bool known = true, dots_any = false;
+  for (int i = 0; i < c->n->n_in; i++, term++) {
+    const sshape *a = in(c, i);
+    int tlen = (int)strcspn(term, ",-"), letters = 0;
+    bool dots = memchr(term, '.', (size_t)tlen) != NULL;
+    for (int k = 0; k < tlen; k++) letters += term[k] != '.';
+    if (dots && (tlen - letters != 3 || !strstr(term, "...") || strstr(term, "...") - term + 3 > tlen)) return;
+    dots_any |= dots;
+    known &= a->known;
+    if (!a->known) {
+      term += tlen;
+      continue;
+    }
+    if (dots ? letters > a->ndim : letters != a->ndim) {
+      contradicts(c, "'%.*s' names %d dims%s, and input %d has %d", tlen, term, letters, dots ? " and '...'" : "", i, a->ndim);
+      return;
+    }
+    int e_n = a->ndim - letters;
+    for (int k = 0, d = 0; k < tlen; k++) {
+      if (term[k] == '.') { /* the '...' dims, broadcast with the others' */
+        for (int q = 0; q < e_n; q++) {
+          int at = OM_MAX_DIMS - e_n + q;
+          ell[at] = at >= OM_MAX_DIMS - n_ell ? broadcast_dim(ell[at], a->d[d + q]) : a->d[d + q];
+        }
+        n_ell = e_n > n_ell ? e_n : n_ell, d += e_n, k += 2;
+        continue;
+      }
+      int l = term[k] >= 'a' && term[k] <= 'z' ? term[k] - 'a' : term[k] >= 'A' && term[k] <= 'Z' ? term[k] - 'A' + 26 : -1;
+      if (l < 0) return;
+      int64_t v = a->d[d++], was = size[l];
+      if (seen_in[l] >= 0 && was >= 0 && v >= 0 && was != v && (seen_in[l] == i || (was != 1 && v != 1))) {
+        contradicts(c, "label '%c' has sizes %lld and %lld%s", term[k], (long long)was, (long long)v, seen_in[l] == i ? " in one operand" : "");
+        return;
+      }
+      size[l] = seen_in[l] < 0 ? v : seen_in[l] == i ? merge_dim(was, v) : broadcast_dim(was, v);
+      seen_in[l] = i;
+    }
+    term += tlen;
+  }
+  if (!known) return;
+  o->known = true, o->ndim = 0;
+  int count[52] = {0};
+  for (int k = 0; k < lhs; k++)
+    if (e[k] != '.' && e[k] != ',') count[e[k] >= 'a' ? e[k] - 'a' : e[k] - 'A' + 26]++;
+  if (!arrow) { /* the '...' dims, then the labels named once, a to z then A to Z (as the run orders them) */
+    for (int q = 0; q < n_ell; q++) o->d[o->ndim++] = ell[OM_MAX_DIMS - n_ell + q];
+    for (int l = 0; l < 52 && o->ndim < OM_MAX_DIMS; l++)
+      if (count[l] == 1) o->d[o->ndim++] = size[l];
+    return;
+  }
+  bool named[52] = {false};
+  for (const char *p = arrow + 2; *p; p++) {
+    if (*p == '.') {
+      if (!dots_any || strncmp(p, "...", 3)) return o->known = false, (void)0;
+      for (int q = 0; q < n_ell && o->ndim < OM_MAX_DIMS; q++) o->d[o->ndim++] = ell[OM_MAX_DIMS - n_ell + q];
+      p += 2;
+      continue;
+    }
+    int l = *p >= 'a' && *p <= 'z' ? *p - 'a' : *p >= 'A' && *p <= 'Z' ? *p - 'A' + 26 : -1;
+    if (l < 0 || o->ndim == OM_MAX_DIMS) return o->known = false, (void)0;
+    if (seen_in[l] < 0 || named[l]) {
+      contradicts(c, "output label '%c' is %s", *p, named[l] ? "named twice" : "in no operand");
+      return;
+    }
+    named[l] = true;
+    o->d[o->ndim++] = size[l];
+  }
+}
+
+/* CastLike: the input's shape, the second input's type. */
+static void cast_like(sctx *c, sshape *o) {
+  *o = *in(c, 0);
+  o->type = in(c, 1)->type;
+}
+
+/* Shape: int64, [the count of axes from start to end] (both clamped as ONNX clamps them). */
+static void shape_of(sctx *c, sshape *o) {
+  const sshape *a = in(c, 0);
+  int64_t from = attr_i(c, "start", 0), to = attr_i(c, "end", INT64_MAX), r = a->ndim;
+  *o = (sshape){.known = a->known, .type = 7 /* INT64 */, .ndim = 1};
+  from = from < 0 ? from + r : from, to = to < 0 ? to + r : to;
+  from = from < 0 ? 0 : from > r ? r : from, to = to < 0 ? 0 : to > r ? r : to;
+  o->d[0] = to > from ? to - from : 0;
+}
+
+static void size_of(sctx *c, sshape *o) {
+  (void)c; /* a scalar whatever the input */
+  *o = (sshape){.known = true, .type = 7 /* INT64 */};
+}
+
 typedef struct srow {
   const char *op_type;
   void (*rule)(sctx *c, sshape *o); /* output 0's type and shape from the inputs' */
 } srow;
 
 static const srow rows[] = {
-    {"Abs", same}, {"Acos", same}, {"Add", broadcast}, {"And", compare}, {"ArgMax", arg_extreme}, {"ArgMin", arg_extreme},
-    {"Asin", same}, {"Atan", same}, {"AveragePool", windows}, {"BatchNormalization", batch_norm}, {"Cast", cast}, {"Ceil", same},
-    {"Clip", same}, {"Concat", concat}, {"Conv", windows}, {"Cos", same}, {"Div", broadcast}, {"Elu", same}, {"Equal", compare},
-    {"Erf", same}, {"Exp", same}, {"Expand", expand}, {"Flatten", flatten}, {"Floor", same}, {"Gather", gather}, {"Gelu", same},
-    {"Gemm", gemm}, {"GlobalAveragePool", global_pool}, {"GlobalMaxPool", global_pool}, {"Greater", compare},
+    {"Abs", same}, {"Acos", same}, {"Acosh", same}, {"Add", broadcast}, {"And", compare}, {"ArgMax", arg_extreme}, {"ArgMin", arg_extreme},
+    {"Asin", same}, {"Asinh", same}, {"Atan", same}, {"Atanh", same}, {"AveragePool", windows}, {"BatchNormalization", batch_norm},
+    {"BitShift", broadcast}, {"BitwiseAnd", broadcast}, {"BitwiseNot", same}, {"BitwiseOr", broadcast}, {"BitwiseXor", broadcast},
+    {"Cast", cast}, {"CastLike", cast_like}, {"Ceil", same}, {"Celu", same}, {"Clip", same}, {"Concat", concat}, {"Conv", windows},
+    {"Cos", same}, {"Cosh", same}, {"Div", broadcast}, {"Einsum", einsum}, {"Elu", same}, {"Equal", compare}, {"Erf", same}, {"Exp", same},
+    {"Expand", expand}, {"Flatten", flatten}, {"Floor", same}, {"Gather", gather}, {"GatherElements", elements}, {"Gelu", same},
+    {"Gemm", gemm}, {"GlobalAveragePool", global_pool}, {"GlobalLpPool", global_pool}, {"GlobalMaxPool", global_pool}, {"Greater", compare},
     {"GreaterOrEqual", compare}, {"Hardmax", softmax}, {"HardSigmoid", same}, {"HardSwish", same}, {"Identity", same},
-    {"LeakyRelu", same}, {"Less", compare}, {"LessOrEqual", compare}, {"Log", same}, {"LogSoftmax", softmax}, {"MatMul", matmul},
-    {"Max", broadcast}, {"MaxPool", windows}, {"Mean", broadcast}, {"Min", broadcast}, {"Mul", broadcast}, {"Neg", same},
-    {"NonZero", nonzero}, {"Not", same}, {"Or", compare}, {"Pad", pad}, {"Pow", broadcast}, {"PRelu", broadcast}, {"Reciprocal", same},
-    {"ReduceL1", reduction}, {"ReduceL2", reduction}, {"ReduceLogSum", reduction}, {"ReduceLogSumExp", reduction},
-    {"ReduceMax", reduction}, {"ReduceMean", reduction}, {"ReduceMin", reduction}, {"ReduceProd", reduction},
-    {"ReduceSum", reduction}, {"ReduceSumSquare", reduction}, {"Relu", same}, {"Reshape", reshape}, {"Round", same},
-    {"Selu", same}, {"Sigmoid", same}, {"Sign", same}, {"Sin", same}, {"Slice", slice}, {"Softmax", softmax}, {"Softplus", same},
-    {"Softsign", same}, {"Split", split}, {"Sqrt", same}, {"Squeeze", squeeze}, {"Sub", broadcast}, {"Sum", broadcast},
-    {"Tan", same}, {"Tanh", same}, {"Tile", tile}, {"TopK", top_k}, {"Transpose", transpose}, {"Unsqueeze", unsqueeze}, {"Where", broadcast}, {"Xor", compare},
+    {"InstanceNormalization", batch_norm}, {"IsInf", compare}, {"IsNaN", compare}, {"LayerNormalization", layer_norm}, {"LeakyRelu", same},
+    {"Less", compare}, {"LessOrEqual", compare}, {"Log", same}, {"LogSoftmax", softmax}, {"LpNormalization", softmax}, {"LpPool", windows},
+    {"LRN", same}, {"MatMul", matmul}, {"Max", broadcast}, {"MaxPool", windows}, {"Mean", broadcast}, {"MeanVarianceNormalization", same},
+    {"Min", broadcast}, {"Mish", same}, {"Mod", broadcast}, {"Mul", broadcast}, {"Neg", same}, {"NonZero", nonzero}, {"Not", same},
+    {"Or", compare}, {"Pad", pad}, {"Pow", broadcast}, {"PRelu", broadcast}, {"Reciprocal", same}, {"ReduceL1", reduction}, {"ReduceL2", reduction},
+    {"ReduceLogSum", reduction},
+    {"ReduceLogSumExp", reduction}, {"ReduceMax", reduction}, {"ReduceMean", reduction}, {"ReduceMin", reduction},
+    {"ReduceProd", reduction}, {"ReduceSum", reduction}, {"ReduceSumSquare", reduction}, {"Relu", same}, {"Reshape", reshape},
+    {"Round", same}, {"ScatterElements", elements}, {"Selu", same}, {"Shape", shape_of}, {"Shrink", same}, {"Sigmoid", same},
+    {"Sign", same}, {"Sin", same}, {"Sinh", same}, {"Size", size_of}, {"Slice", slice}, {"Softmax", softmax}, {"Softplus", same},
+    {"Softsign", same}, {"Split", split}, {"Sqrt", same}, {"Squeeze", squeeze}, {"Sub", broadcast}, {"Sum", broadcast}, {"Tan", same},
+    {"Tanh", same}, {"ThresholdedRelu", same}, {"Tile", tile}, {"TopK", top_k}, {"Transpose", transpose}, {"Unsqueeze", unsqueeze},
+    {"Where", broadcast}, {"Xor", compare},
 };
 
 static const srow *row_of(const char *op_type) {
@@ -777,19 +966,140 @@ static int symbol(sctx *c, const char *name, int room) {
   return c->n_syms++;
 }
 
-bool om__check_shapes(const om_graph *g) {
+/* c->v's initializers' types and shapes (before the inputs', which replace a default's). */
+static void seed_inits(sctx *c) {
+  for (int k = 0; k < c->g->values.n; k++) {
+    const om_gvalue *v = &c->g->values.v[k];
+    const om_tensor *t = v->init >= 0 ? c->g->inits.v[v->init].tensor : NULL;
+    if (t) c->v[k] = (sshape){.known = true, .type = v->etype ? v->etype : om__elem_own(t->dtype), .ndim = t->ndim};
+    if (t) memcpy(c->v[k].d, t->shape, sizeof(int64_t) * (size_t)t->ndim);
+  }
+}
+
+/* The type body value v gives: what the file declares for it, else what its graph's rows infer
+ * (c's: the body's), 0 where neither says. */
+static int body_type(const sctx *c, int v) {
+  const om_gvalue *gv = &c->g->values.v[v];
+  return gv->producer >= 0 && gv->etype ? gv->etype : c->v[v].type;
+}
+
+static bool infer(sctx *c, bool shapes);
+
+/* Node n's subgraphs against it, as ONNX's checker infers their types: each body input's declared
+ * type is the one the node gives it (a Loop's: the iteration number INT64, the condition BOOL,
+ * then the loop-carried values'; a Scan's: its states' and scan inputs'), each loop-carried value
+ * and state comes back as the type it went in (a Loop's condition as BOOL), an If's branches give
+ * one type per output, and an output the file declares is of the type its body gives. The bodies'
+ * own nodes are checked so too (their inputs as declared, else as given). A type nothing declares
+ * or infers is not compared. false with Format naming the node and the body. Sets the types of
+ * n's outputs in c->v. */
+static bool check_bodies(sctx *c, const om_gnode *n) {
+  bool is_if = !strcmp(n->op_type, "If"), is_loop = !strcmp(n->op_type, "Loop");
+  if (!is_if && !is_loop && (strcmp(n->op_type, "Scan") || om__onnx_scan8(n))) return true;
+  int out_types[2][64] = {{0}}; /* per body, its outputs' types (then_branch, else_branch) */
+  const char *names[2] = {is_if ? "then_branch" : "body", is_if ? "else_branch" : NULL};
+  int n_state = is_loop ? n->n_in : n->n_in - (int)attr_i(c, "num_scan_inputs", 0); /* the inputs a body gives back */
+  bool ok = true;
+  for (int q = 0; ok && q < 2 && names[q]; q++) {
+    const om_graph *body = NULL;
+    for (int k = 0; k < n->n_attrs; k++)
+      if (!strcmp(n->attrs[k].name, names[q]) && n->attrs[k].type == OM_GATTR_GRAPH) body = n->attrs[k].g;
+    if (!body || body->outputs.n > 64) return true; /* om__onnx_check_subgraphs refused it */
+    sctx b = {.g = body, .v = calloc((size_t)body->values.n + 1, sizeof(sshape)), .syms = c->syms, .n_syms = c->n_syms};
+    if (!b.v) return om__fail(OM_ERR_OUT_OF_MEMORY, "session: out of memory inferring the types of node '%s''s %s", n->name, names[q]);
+    seed_inits(&b);
+    for (int k = 0; k < body->values.n; k++) /* a value of the enclosing graph: its type there */
+      if (body->values.v[k].outer >= 0) b.v[k] = (sshape){.type = c->v[body->values.v[k].outer].type};
+    for (int k = 0; ok && k < body->inputs.n; k++) {
+      const om_gvalue *v = &body->values.v[body->inputs.v[k]];
+      int given = is_loop && k == 0 ? 7 /* INT64 */ : is_loop && k == 1 ? 9 /* BOOL */ : in(c, k)->type;
+      const char *what = is_loop && k == 0 ? "the iteration number" : is_loop && k == 1 ? "the condition" : NULL;
+      if (v->decl_type && given && v->decl_type != given) {
+        char from[96];
+        if (!what) snprintf(from, sizeof from, "the node's input %d ('%s')", k, c->g->values.v[n->in[k]].name);
+        ok = om__fail(OM_ERR_FORMAT, "session: node '%s' (%s): its %s's input %d ('%s') is %s, and %s is %s", n->name, n->op_type, names[q], k,
+                      v->name, om__elem_name(v->decl_type), what ? what : from, om__elem_name(given));
+      }
+      b.v[body->inputs.v[k]] = (sshape){.type = v->decl_type ? v->decl_type : given};
+    }
+    ok = ok && infer(&b, false);
+    for (int j = 0; ok && j < body->outputs.n; j++) {
+      int t = out_types[q][j] = body_type(&b, body->outputs.v[j]), back = is_loop ? j + 1 : j; /* the node's input it gives back */
+      const char *oname = body->values.v[body->outputs.v[j]].name;
+      if (is_loop && j == 0 && t && t != 9)
+        ok = om__fail(OM_ERR_FORMAT, "session: node '%s' (Loop): its body's output 0 ('%s'), the condition, is %s, not BOOL", n->name, oname,
+                      om__elem_name(t));
+      else if (!is_if && (!is_loop || j >= 1) && back < n_state && t && in(c, back)->type && t != in(c, back)->type)
+        ok = om__fail(OM_ERR_FORMAT, "session: node '%s' (%s): its body's output %d ('%s') is %s, and the %s it gives back is %s (the node's input %d, '%s')",
+                      n->name, n->op_type, j, oname, om__elem_name(t), is_loop ? "loop-carried value" : "state", om__elem_name(in(c, back)->type),
+                      back, c->g->values.v[n->in[back]].name);
+    }
+    free(b.v);
+  }
+  for (int j = 0; ok && j < n->n_out; j++) { /* the node's outputs: the bodies' (a Loop's without the condition) */
+    int from = is_loop ? j + 1 : j, t = from < 64 ? out_types[0][from] : 0, other = is_if ? out_types[1][j] : 0;
+    if (is_if && t && other && t != other)
+      ok = om__fail(OM_ERR_FORMAT, "session: node '%s' (If): output %d is %s in its then_branch and %s in its else_branch", n->name, j,
+                    om__elem_name(t), om__elem_name(other));
+    t = t ? t : other;
+    if (n->out[j] < 0) continue;
+    const om_gvalue *v = &c->g->values.v[n->out[j]];
+    if (ok && t && v->etype && v->etype != t)
+      ok = om__fail(OM_ERR_FORMAT, "session: node '%s' (%s): output %d ('%s') is %s as its %s gives it, and the graph declares it %s", n->name,
+                    n->op_type, j, v->name, om__elem_name(t), names[0], om__elem_name(v->etype));
+    c->v[n->out[j]] = (sshape){.type = t};
+  }
+  return ok;
+}
+
+/* The shapes of c's graph's values (c->v seeded with its initializers', inputs' and captured
+ * values'), node by node. shapes: a node whose inputs contradict each other at every
+ * size, or a graph output declared against its node at every size, is Format; else only the types
+ * of subgraphs are checked (check_bodies), as they are in every graph. */
+static bool infer(sctx *c, bool shapes) {
+  const om_graph *g = c->g;
+  bool ok = true;
+  for (int k = 0; ok && k < g->nodes.n; k++) {
+    const om_gnode *n = &g->nodes.v[k];
+    const srow *r = row_of(n->op_type);
+    c->n = n;
+    if (!r || n->n_out < 1 || n->out[0] < 0) {
+      ok = check_bodies(c, n);
+      continue;
+    }
+    c->why[0] = 0;
+    sshape o = {0};
+    r->rule(c, &o);
+    c->v[n->out[0]] = o;
+    if (!shapes) continue;
+    if (c->why[0]) {
+      ok = om__fail(OM_ERR_FORMAT, "session: node '%s' (%s) fails at every size the graph's inputs declare: %s", n->name, n->op_type, c->why);
+      break;
+    }
+    const om_gvalue *v = &g->values.v[n->out[0]];
+    char have[128], want[128];
+    if (o.type && v->etype && !holds_both(o.type, v->etype)) /* bind_node narrows to a declared type the node's dtype holds */
+      ok = om__fail(OM_ERR_FORMAT, "session: node '%s' (%s): output 0 ('%s') is %s at every size, and the graph declares it %s", n->name,
+                    n->op_type, v->name, om__elem_name(o.type), om__elem_name(v->etype));
+    bool fits = !o.known || !v->decl_shape || o.ndim == v->decl_ndim;
+    for (int d = 0; fits && o.known && v->decl_shape && d < o.ndim; d++) fits = v->decl_shape[d] < 0 || o.d[d] < 0 || o.d[d] == v->decl_shape[d];
+    if (ok && !fits) {
+      shape_str(c, have, sizeof have, &o);
+      ok = om__fail(OM_ERR_FORMAT, "session: node '%s' (%s): output 0 ('%s') has shape %s at every size, and the graph declares %s (-1: any size)",
+                    n->name, n->op_type, v->name, have, om__shape_str(want, sizeof want, v->decl_shape, v->decl_ndim));
+    }
+  }
+  return ok;
+}
+
+bool om__check_shapes(const om_graph *g, bool shapes) {
   int room = g->inputs.n * OM_MAX_DIMS;
   sctx c = {.g = g, .v = calloc((size_t)g->values.n + 1, sizeof(sshape)), .syms = calloc((size_t)room + 1, sizeof(char *))};
   if (!c.v || !c.syms) {
     free(c.v), free(c.syms);
     return om__fail(OM_ERR_OUT_OF_MEMORY, "session: out of memory inferring %d values' shapes", g->values.n);
   }
-  for (int k = 0; k < g->values.n; k++) { /* the initializers' */
-    const om_gvalue *v = &g->values.v[k];
-    const om_tensor *t = v->init >= 0 ? g->inits.v[v->init].tensor : NULL;
-    if (t) c.v[k] = (sshape){.known = true, .type = v->etype ? v->etype : om__elem_own(t->dtype), .ndim = t->ndim};
-    if (t) memcpy(c.v[k].d, t->shape, sizeof(int64_t) * (size_t)t->ndim);
-  }
+  seed_inits(&c);
   for (int j = 0; j < g->inputs.n; j++) { /* the inputs' as declared (one with a default too: a feed may replace it) */
     const om_gvalue *v = &g->values.v[g->inputs.v[j]];
     sshape *s = &c.v[g->inputs.v[j]];
@@ -802,33 +1112,7 @@ bool om__check_shapes(const om_graph *g) {
       s->d[d] = !v->dim_param[d] ? v->shape[d] : sym >= 0 ? -2 - (int64_t)sym : ANY;
     }
   }
-  bool ok = true;
-  for (int k = 0; ok && k < g->nodes.n; k++) {
-    const om_gnode *n = &g->nodes.v[k];
-    const srow *r = row_of(n->op_type);
-    if (!r || n->n_out < 1 || n->out[0] < 0) continue;
-    c.n = n;
-    c.why[0] = 0;
-    sshape o = {0};
-    r->rule(&c, &o);
-    c.v[n->out[0]] = o;
-    if (c.why[0]) {
-      ok = om__fail(OM_ERR_FORMAT, "session: node '%s' (%s) fails at every size the graph's inputs declare: %s", n->name, n->op_type, c.why);
-      break;
-    }
-    const om_gvalue *v = &g->values.v[n->out[0]];
-    char have[128], want[128];
-    if (o.type && v->etype && !holds_both(o.type, v->etype)) /* bind_node narrows to a declared type the node's dtype holds */
-      ok = om__fail(OM_ERR_FORMAT, "session: node '%s' (%s): output 0 ('%s') is %s at every size, and the graph declares it %s", n->name,
-                    n->op_type, v->name, om__elem_name(o.type), om__elem_name(v->etype));
-    bool fits = !o.known || !v->decl_shape || o.ndim == v->decl_ndim;
-    for (int d = 0; fits && o.known && v->decl_shape && d < o.ndim; d++) fits = v->decl_shape[d] < 0 || o.d[d] < 0 || o.d[d] == v->decl_shape[d];
-    if (ok && !fits) {
-      shape_str(&c, have, sizeof have, &o);
-      ok = om__fail(OM_ERR_FORMAT, "session: node '%s' (%s): output 0 ('%s') has shape %s at every size, and the graph declares %s (-1: any size)",
-                    n->name, n->op_type, v->name, have, om__shape_str(want, sizeof want, v->decl_shape, v->decl_ndim));
-    }
-  }
+  bool ok = infer(&c, shapes);
   free(c.v), free(c.syms);
   return ok;
 }

@@ -15,7 +15,9 @@
  *                                   (before 4)
  *   semantics                       the broadcast attribute of binary ops and Gemm (before 7):
  *                                   B's shape a suffix of A's is numpy's broadcast, dropped; with
- *                                   an axis refused. is_test (before 7): 1 dropped, 0 (the default:
+ *                                   an axis, B's trailing dims unsqueezed to A's rank (both ranks
+ *                                   known: inputs or initializers; else refused); PRelu's slope
+ *                                   of one value per channel likewise at axis 1. is_test (before 7): 1 dropped, 0 (the default:
  *                                   training) refused for Dropout and BatchNormalization. Upsample 1
  *                                   refused. Softmax, LogSoftmax and Hardmax before 13 coerce the input
  *                                   to 2-D at axis (default 1): Flatten, the op on axis 1,
@@ -179,6 +181,45 @@ static bool refuse(const om_gnode *n, const char *what) {
   return om__fail(OM_ERR_UNSUPPORTED, "onnx: node '%s' (%s): %s is not supported", n->name, n->op_type, what);
 }
 
+/* n's input 1 (of rank) with `after` dims of 1 appended by an Unsqueeze emitted before n (none
+ * when after is 0). */
+static bool unsqueeze_after(upgrade *u, om_gnode *n, int rank, int after) {
+  if (!after) return true;
+  int64_t axes[OM_MAX_DIMS], len = after;
+  for (int k = 0; k < after && k < OM_MAX_DIMS; k++) axes[k] = rank + k;
+  om_tensor *t = after <= OM_MAX_DIMS ? om_from_data(axes, &len, 1, OM_INT64) : NULL;
+  int ax = t ? new_value(u->g, n, "axes", t) : -1, wide = ax >= 0 ? new_value(u->g, n, "b", NULL) : -1;
+  if (wide < 0 || !emit(u, n, "Unsqueeze", "unsqueeze", (int[]){n->in[1], ax}, 2, wide, NULL, 0)) return false;
+  n->in[1] = wide;
+  return true;
+}
+
+/* A binary op's broadcast with an axis (before opset 7): B's dims are A's from axis on, so B with
+ * the dims after its own as 1 (an Unsqueeze, when there are any) broadcasts as numpy's. Both ranks
+ * must be known before the session binds: A and B graph inputs or initializers (else refused). */
+static bool broadcast_at_axis(upgrade *u, om_gnode *n) {
+  om_graph *g = u->g;
+  om_gattr *at = find_attr(n, "axis");
+  const om_gvalue *a = n->n_in == 2 && n->in[0] >= 0 ? &g->values.v[n->in[0]] : NULL, *b = a && n->in[1] >= 0 ? &g->values.v[n->in[1]] : NULL;
+  if (!b || a->producer >= 0 || b->producer >= 0 || at->type != OM_GATTR_INT)
+    return refuse(n, "broadcast with an axis (opset 6 and before) of a value computed by a node");
+  int64_t axis = at->i < 0 ? at->i + a->ndim : at->i, after = a->ndim - axis - b->ndim;
+  if (axis < 0 || after < 0)
+    return om__fail(OM_ERR_FORMAT, "onnx: node '%s' (%s): B of %d dims does not fit at axis %lld of A's %d", n->name, n->op_type, b->ndim,
+                    (long long)at->i, a->ndim);
+  drop_attr(n, at);
+  return unsqueeze_after(u, n, b->ndim, (int)after);
+}
+
+/* PRelu before opset 7: a slope of one value per channel (of size C, or 1 shared) against X of
+ * [N, C, ...]: as broadcast at axis 1, where both ranks are known (else left to numpy's
+ * broadcast, which a slope of one value or of X's last size takes as well). */
+static bool prelu_channels(upgrade *u, om_gnode *n) {
+  const om_gvalue *x = n->n_in == 2 && n->in[0] >= 0 ? &u->g->values.v[n->in[0]] : NULL, *slope = x && n->in[1] >= 0 ? &u->g->values.v[n->in[1]] : NULL;
+  if (!slope || x->producer >= 0 || slope->producer >= 0 || slope->ndim != 1 || x->ndim < 3) return true;
+  return unsqueeze_after(u, n, 1, x->ndim - 2);
+}
+
 /* The changes of opsets 1 to 6 (before the opset-7 broadcast rules): false with an error. */
 static bool upgrade_before_7(upgrade *u, om_gnode *n) {
   static const char *const binary[] = {"Add", "And", "Div", "Equal", "Gemm", "Greater", "Less", "Mul", "Or", "Pow", "Sub", "Xor"};
@@ -186,9 +227,10 @@ static bool upgrade_before_7(upgrade *u, om_gnode *n) {
   for (size_t k = 0; k < sizeof binary / sizeof *binary; k++) {
     om_gattr *b = is(n, binary[k]) ? find_attr(n, "broadcast") : NULL;
     if (!b) continue;
-    if (find_attr(n, "axis")) return refuse(n, "broadcast with an axis (opset 6 and before)");
     drop_attr(n, b);
+    if (find_attr(n, "axis") && !broadcast_at_axis(u, n)) return false;
   }
+  if (is(n, "PRelu") && !prelu_channels(u, n)) return false;
   om_gattr *test = find_attr(n, "is_test");
   if (is(n, "Dropout") || is(n, "BatchNormalization")) {
     if (!test || test->i != 1) return refuse(n, "training mode (is_test 0, the default before opset 7)");

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import * as om from 'onemodel';
 import { memoryHooks } from './helpers.mjs';
 import { onnxBytes } from '../../tools/onnx_bytes.mjs';
+import * as ort from 'onnxruntime-web';
 import { F, I, B, node, agree as agreeWith } from './onnx-agree.mjs';
 
 memoryHooks();
@@ -203,6 +204,61 @@ describe('malformed subgraphs', () => {
     nodes: [node('Scan', ['a0', 'x'], ['a', 'y'], { name: 'scan', ints: { num_scan_inputs: 1 }, attrs: { body: { graph: { nodes: [node('Add', ['acc', 'xt'], ['acc2'])], inputs: [{ name: 'acc', dims: null }, { name: 'xt', dims: null }], outputs: ['acc2'] } } } })],
     inputs: [{ name: 'a0', dims: [2] }, { name: 'x', dims: [3, 2] }], outputs: ['a', 'y'],
   }, 'Format', /node 'scan' \(Scan\): its body gives 1 outputs, the node has 2/));
+  // ONNX's checker infers a body's types from its node's: each case is a valid model but for one
+  // type, refused at create by onnxruntime-web and by the Session (Format naming the node and the
+  // body), whether the inputs' sizes are fixed (the plan made at create) or symbolic
+  const loopOf = (body, { s0 = [1], out = 's' } = {}) => ({
+    nodes: [node('Loop', ['M', '', 's0'], ['s', 'scan'], { name: 'loop', attrs: { body: { graph: body } } })],
+    inits: [{ name: 'M', dtype: 'int64', dims: [], values: [2] }], inputs: [{ name: 's0', dims: s0 }, { name: 'x', dims: s0 }], outputs: [out, 'scan'],
+  });
+  const typed = (at, dtype) => { const b = loopBody(); return { ...b, inputs: b.inputs.map((v, k) => (k === at ? { ...v, dtype } : v)) }; };
+  const scanOf = (body) => ({
+    nodes: [node('Scan', ['a0', 'x'], ['a', 'y'], { name: 'scan', ints: { num_scan_inputs: 1 }, attrs: { body: { graph: body } } })],
+    inputs: [{ name: 'a0', dims: ['b'] }, { name: 'x', dims: [3, 'b'] }], outputs: ['a', 'y'],
+  });
+  const scanBody = { nodes: [node('Add', ['acc', 'xt'], ['acc2']), node('Identity', ['acc2'], ['yt'])], inputs: [{ name: 'acc', dims: null }, { name: 'xt', dims: null }], outputs: ['acc2', 'yt'] };
+  const toInt = (from, to) => node('Cast', [from], [to], { ints: { to: 7 } });
+  const ifOf = (elseBranch) => ({ nodes: [node('If', ['cond'], ['y'], { name: 'choose', attrs: { then_branch: { graph: { nodes: [node('Relu', ['x'], ['r'])], outputs: ['r'] } }, else_branch: { graph: elseBranch } } })],
+                                  inputs: [{ name: 'cond', dims: [], dtype: 'bool' }, { name: 'x', dims: ['n'] }], outputs: ['y'] });
+  const typeCases = [
+    ['a Loop body taking a loop-carried value of another type', loopOf(typed(2, 'int64')), /^session: node 'loop' \(Loop\): its body's input 2 \('s'\) is INT64, and the node's input 2 \('s0'\) is FLOAT$/],
+    ['the same with a symbolic size', loopOf(typed(2, 'int64'), { s0: ['n'] }), /^session: node 'loop' \(Loop\): its body's input 2 \('s'\) is INT64, and the node's input 2 \('s0'\) is FLOAT$/],
+    ['a Loop body taking the iteration number as FLOAT', loopOf(typed(0, 'float32')), /^session: node 'loop' \(Loop\): its body's input 0 \('i'\) is FLOAT, and the iteration number is INT64$/],
+    ['a Loop body giving a loop-carried value back of another type', loopOf({ ...loopBody(), outputs: [{ name: 'c2', dtype: 'bool' }, { name: 's2i', dtype: 'int64' }, 'out'],
+                                                                             nodes: [...loopBody().nodes, toInt('s2', 's2i')] }, { s0: ['n'] }),
+      /^session: node 'loop' \(Loop\): its body's output 1 \('s2i'\) is INT64, and the loop-carried value it gives back is FLOAT \(the node's input 2, 's0'\)$/],
+    ['a Loop body whose condition is no BOOL', loopOf({ ...loopBody([node('Cast', ['c'], ['c2'], { ints: { to: 1 } })]), outputs: ['c2', 's2', 'out'] }),
+      /^session: node 'loop' \(Loop\): its body's output 0 \('c2'\), the condition, is FLOAT, not BOOL$/, { s0: F([1]), x: F([1]) }],
+    ['a Loop output declared of another type than its body gives', loopOf(loopBody(), { s0: ['n'], out: { name: 's', dtype: 'int64' } }),
+      /^session: node 'loop' \(Loop\): output 0 \('s'\) is FLOAT as its body gives it, and the graph declares it INT64$/],
+    ['If branches giving two types', ifOf({ nodes: [toInt('x', 'k')], outputs: [{ name: 'k', dtype: 'int64' }] }),
+      /^session: node 'choose' \(If\): output 0 is FLOAT in its then_branch and INT64 in its else_branch$/],
+    ['a Scan body taking a state of another type', scanOf({ ...scanBody, inputs: [{ name: 'acc', dims: null, dtype: 'int64' }, scanBody.inputs[1]] }),
+      /^session: node 'scan' \(Scan\): its body's input 0 \('acc'\) is INT64, and the node's input 0 \('a0'\) is FLOAT$/],
+    ['a Scan body giving a state back of another type', scanOf({ ...scanBody, nodes: [node('Add', ['acc', 'xt'], ['sum']), toInt('sum', 'acc2'), node('Identity', ['sum'], ['yt'])],
+                                                                 outputs: [{ name: 'acc2', dtype: 'int64' }, 'yt'] }),
+      /^session: node 'scan' \(Scan\): its body's output 0 \('acc2'\) is INT64, and the state it gives back is FLOAT \(the node's input 0, 'a0'\)$/,
+      { a0: F([2]), x: F([3, 2]) }],
+  ];
+  // onnxruntime-web refuses each when it loads the model, or (feeds given) makes it and refuses every run: a type mismatch
+  for (const [what, model, re, feeds] of typeCases) {
+    test(`${what}: Format at create, as onnxruntime-web refuses it`, async () => {
+      const made = ort.InferenceSession.create(onnxBytes({ opset: 17, ...model }), { executionProviders: ['wasm'] });
+      if (!feeds) await assert.rejects(made);
+      else {
+        const o = await made;
+        await assert.rejects(o.run(Object.fromEntries(Object.entries(feeds).map(([n, f]) => [n, new ort.Tensor(f.type, f.data, f.dims)]))));
+        await o.release();
+      }
+      await refused(model, 'Format', re);
+    });
+  }
+  test('bodies that declare the types their nodes give, or none, run as onnxruntime-web runs them', async () => {
+    const declared = { ...loopBody(), inputs: loopBody().inputs.map((v) => ({ ...v, dtype: v.dtype ?? 'float32' })), outputs: [{ name: 'c2', dtype: 'bool' }, { name: 's2', dtype: 'float32' }, 'out'] };
+    await agree(loopOf(declared, { s0: ['n'], out: { name: 's', dtype: 'float32' } }), [{ s0: F([3]), x: F([3]) }]);
+    await agree(scanOf(scanBody), [{ a0: F([2]), x: F([3, 2]) }]);
+    await agree(ifOf({ nodes: [node('Neg', ['x'], ['m'])], outputs: [{ name: 'm', dtype: 'float32' }] }), [{ cond: B(false), x: F([4]) }, { cond: B(true), x: F([4]) }]);
+  });
   test('subgraphs nested past the limit (hostile nesting is refused before it is parsed)', () => {
     let g = relu.graph;
     for (let k = 0; k < 60; k++) g = { nodes: [node('If', ['cond'], [`y${k}`], { attrs: { then_branch: { graph: g }, else_branch: relu } })], outputs: [`y${k}`] };

@@ -116,13 +116,31 @@ test('older opsets: attributes that became inputs, renamed ops, coerced softmax'
   await agrees(split, f);
   const b = { x: x234, b: { data: Float32Array.of(1, 2, 3, 4), dims: [4], type: 'float32' } };
   await agrees(model({ op: 'Add', inputs: ['x', 'b'], attrs: { broadcast: 1 }, opset: 6 }, b), b, model({ op: 'Add', inputs: ['x', 'b'], opset: 7 }, b));
+  // broadcast with an axis: B's dims are A's from the axis on (the twin: B unsqueezed after its dims, numpy's broadcast)
+  const mid = { x: x234, b: { data: Float32Array.of(1, 2, 3), dims: [3], type: 'float32' } };
+  const unsqueezed = onnxBytes({ nodes: [{ op: 'Unsqueeze', inputs: ['b', 'ax'], outputs: ['bu'] }, { op: 'Sub', inputs: ['x', 'bu'], outputs: ['y'] }],
+                                 inputs: [inputOf('x', x234), anySize('b', mid.b)], inits: [{ name: 'ax', dtype: 'int64', dims: [1], values: [1] }],
+                                 outputs: [{ name: 'y', dtype: 'float32' }], opset: 13 });
+  await agrees(model({ op: 'Sub', inputs: ['x', 'b'], attrs: { broadcast: 1, axis: 1 }, opset: 6 }, mid), mid, unsqueezed);
+  // PRelu before opset 7: a slope per channel (axis 1)
+  const slope = { x: x234, b: { data: Float32Array.of(0.5, -2, 3), dims: [3], type: 'float32' } };
+  const perChannel = onnxBytes({ nodes: [{ op: 'Unsqueeze', inputs: ['b', 'ax'], outputs: ['bu'] }, { op: 'PRelu', inputs: ['x', 'bu'], outputs: ['y'] }],
+                                 inputs: [inputOf('x', x234), anySize('b', slope.b)], inits: [{ name: 'ax', dtype: 'int64', dims: [1], values: [1] }],
+                                 outputs: [{ name: 'y', dtype: 'float32' }], opset: 13 });
+  await agrees(model({ op: 'PRelu', inputs: ['x', 'b'], opset: 6 }, slope), slope, perChannel);
+  const tail = { x: x234, b: { data: Float32Array.from({ length: 12 }, (_, k) => k), dims: [3, 4], type: 'float32' } };
+  await agrees(model({ op: 'Mul', inputs: ['x', 'b'], attrs: { broadcast: 1, axis: -2 }, opset: 6 }, tail), tail, model({ op: 'Mul', inputs: ['x', 'b'], opset: 7 }, tail));
   await agrees(model({ op: 'Reshape', attrs: { shape: [4, 0, -1] }, opset: 4, ir: 3 }, f), f);
 });
 
 test('older opsets: what they meant that the graph layer does not run is Unsupported, naming it', async () => {
   const f = { x: x234 };
   const b = { x: x234, b: { data: Float32Array.of(1, 2, 3), dims: [3], type: 'float32' } };
-  await refuses(model({ op: 'Add', inputs: ['x', 'b'], attrs: { broadcast: 1, axis: 1 }, opset: 6 }, b), b, 'Unsupported', /broadcast with an axis/);
+  const computed = onnxBytes({ nodes: [{ op: 'Neg', inputs: ['b'], outputs: ['nb'] }, { op: 'Add', inputs: ['x', 'nb'], outputs: ['y'], attrs: { broadcast: 1, axis: 1 } }],
+                               inputs: [inputOf('x', x234), inputOf('b', b.b)], outputs: ['y'], opset: 6 });
+  await refuses(computed, b, 'Unsupported', /^onnx: node 'Add_1' \(Add\): broadcast with an axis \(opset 6 and before\) of a value computed by a node is not supported$/);
+  const wide = { x: x234, b: { data: Float32Array.from({ length: 12 }, (_, k) => k), dims: [3, 4, 1], type: 'float32' } };
+  await refuses(model({ op: 'Add', inputs: ['x', 'b'], attrs: { broadcast: 1, axis: 1 }, opset: 6 }, wide), wide, 'Format', /^onnx: node 'Add_0' \(Add\): B of 3 dims does not fit at axis 1 of A's 3$/);
   await refuses(model({ op: 'Dropout', opset: 6 }, f), f, 'Unsupported', /Dropout_0' \(Dropout\): training mode \(is_test 0/);
   await refuses(model({ op: 'Squeeze', inputs: ['x', 'axes'], attrs: { axes: [0] }, opset: 11, inits: [{ name: 'axes', dtype: 'int64', dims: [1], values: [0] }] }, f), f,
     'Format', /node 'Squeeze_0' \(Squeeze\) has input 1 and the attribute that older opsets gave it as/);
