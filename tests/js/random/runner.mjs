@@ -17,7 +17,8 @@
 //            the graph (engine: 'session');
 //            a wrong record where the Session agrees and ORT agrees once each Sigmoid is written out
 //            notes "ORT Sigmoid" (ortSigmoid: ORT's Sigmoid kernel's absolute error, amplified), or
-//            once each Gelu's tail is written from erfc "ORT Gelu" (ortGelu: its 1 + erf cancels);
+//            once each Gelu's tail is written from erfc "ORT Gelu" (ortGelu: its 1 + erf cancels),
+//            or once each Softmax is written out "ORT Softmax" (ortSoftmax: subnormals flushed);
 //   crash    anything else: a non-TraceError from om.trace (eager ran at the example, so the
 //            trace changed what the model does), a WebAssembly RuntimeError anywhere (also in an
 //            eager run); pool.mjs adds hangs and dead workers;
@@ -29,7 +30,7 @@
 import vm from 'node:vm';
 import * as om from 'onemodel';
 import { withSession, compareOutputs } from '../../../examples/lib/oracle.mjs';
-import { sigmoidWrittenOut, geluWrittenOut } from './written-out.mjs';
+import { sigmoidWrittenOut, geluWrittenOut, softmaxWrittenOut } from './written-out.mjs';
 
 /** The URL a case's source has in stack traces: its file, or file:///random-model/<id>.js. */
 const sourceUrl = (meta) => meta.file ?? `file:///random-model/${String(meta.id ?? 'model').replace(/[^\w.:-]/g, '_')}.js`;
@@ -387,11 +388,12 @@ export async function runCase(source, meta = {}, options = {}) {
         + 'agrees at every size; the graph must still avoid what the optimizer gets wrong]';
     }
   }
-  // onnxruntime-web's Sigmoid is accurate to about 6e-8 absolute (0 below about -16.6), and its
-  // Gelu's tail cancels (0 below about -5.9, where eager's is from erfc), which a model that takes
-  // a root of it or compares it with 0 amplifies (written-out.mjs). Where the library's Session
-  // agreed at every size and ORT disagrees in values only, the same file with every Sigmoid (then
-  // every Gelu) written as eager computes it runs again: where that agrees, the graph is right and
+  // onnxruntime-web's Sigmoid is accurate to about 6e-8 absolute (0 below about -16.6), its
+  // Gelu's tail cancels (0 below about -5.9, where eager's is from erfc), and its Softmax gives 0
+  // for subnormal probabilities, which a model that takes a root of it or compares it with 0
+  // amplifies (written-out.mjs). Where the library's Session agreed at every size and ORT
+  // disagrees in values only, the same file with every Sigmoid (then every Gelu, then every
+  // Softmax) written as eager computes it runs again: where that agrees, the graph is right and
   // the record says the difference is that ORT kernel's. It stays wrong (users run ORT's kernels);
   // the note and the report's line say where it comes from.
   const kernels = [
@@ -399,6 +401,8 @@ export async function runCase(source, meta = {}, options = {}) {
       + 'about 6e-8 absolute (0 below about -16.6), which this model amplifies'],
     ['Gelu', geluWrittenOut, 'each Gelu\'s tail (x below -0.7071068) written from erfc, as eager computes it: its Gelu kernel\'s 0.5 x (1 + erf) '
       + 'cancels there (0 below about -5.9, where GELU is -1e-8 to -1e-45), which this model amplifies'],
+    ['Softmax', softmaxWrittenOut, 'each Softmax written as Exp(x - ReduceMax(x) + 64) / ReduceSum(that): its Softmax kernel gives 0 where a '
+      + 'probability is subnormal (below about e^-87.5 times the row\'s largest), which this model amplifies'],
   ];
   for (const [op, writeOut, how] of kernels) {
     if (!failures.length || out.aborted || record.ortOptimizer || record.sessionFailures || !failures.every((f) => !f.ort && Number.isFinite(f.ratio))) break;

@@ -23,6 +23,12 @@
 // underflows before GELU does), g math.c's two rationals (Where(b < 4, ...)); above it the Gelu
 // node itself.
 //
+// Softmax: its kernel gives 0 where a probability is below about e^-87.5 times the row's largest
+// (subnormal: 6e-39 at -88, where eager, the Session and onnxruntime's own Exp give it), so
+// gt(0) of a softmax over a wide row (random model 27:48155: values stepped by 0.1 over 1,260
+// elements) differs in onnxruntime-web alone. Written out: Exp(x - ReduceMax(x) + 64) / ReduceSum(that)
+// along its axis.
+//
 // The rewrite works on the protobuf bytes directly (wire format: field numbers of onnx.proto's
 // ModelProto.graph 7, GraphProto.node 1, NodeProto input 1 / output 2 / op_type 4 / attribute 5
 // / domain 7, AttributeProto g 6 / graphs 11), so it needs no ONNX library: every other field is
@@ -136,8 +142,8 @@ function geluNodes(x, y, geluNode) {
 }
 
 /** A NodeProto's bytes rewritten: a Sigmoid as eager computes it (nine nodes), with count.op
- * 'Sigmoid', or a Gelu of approximate 'none' with its tail from erfc, with 'Gelu'; any other with
- * its subgraphs rewritten. */
+ * 'Sigmoid', a Gelu of approximate 'none' with its tail from erfc, with 'Gelu', or a Softmax as
+ * Exp, ReduceMax, ReduceSum and Div, with 'Softmax'; any other with its subgraphs rewritten. */
 function rewriteNode(bytes, count) {
   const fs = fields(bytes);
   const opType = fs.find((f) => f.no === 4);
@@ -149,6 +155,12 @@ function rewriteNode(bytes, count) {
     count.n++;
     // the Gelu node itself, writing the head's name
     return geluNodes(x, y, (head) => join(fs.map((f) => (f.no === 2 ? str(2, head) : f.raw))));
+  }
+  if (count.op === 'Softmax' && isOp('Softmax')) {
+    const [x] = fs.filter((f) => f.no === 1).map((f) => text.decode(f.payload));
+    const [y] = fs.filter((f) => f.no === 2).map((f) => text.decode(f.payload));
+    count.n++;
+    return softmaxNodes(x, y, intAttribute(fs, 'axis', -1));
   }
   if (count.op === 'Sigmoid' && isOp('Sigmoid')) {
     const [x] = fs.filter((f) => f.no === 1).map((f) => text.decode(f.payload));
@@ -173,6 +185,43 @@ function rewriteGraph(bytes, count) {
   return join(fields(bytes).flatMap((f) => (f.no === 1 ? rewriteNode(f.payload, count).map((n) => field(1, n)) : [f.raw])));
 }
 
+/** The signed varint of an int64 (ten bytes when negative, as protobuf writes it). */
+function varint64(v) {
+  let u = BigInt.asUintN(64, BigInt(v));
+  const out = [];
+  while (u >= 0x80n) {
+    out.push(Number(u & 0x7fn) | 0x80);
+    u >>= 7n;
+  }
+  out.push(Number(u));
+  return out;
+}
+
+/** A NodeProto's int attribute (AttributeProto name 1, i 3), or dflt. */
+function intAttribute(fs, name, dflt) {
+  for (const a of fs.filter((f) => f.no === 5)) {
+    const af = fields(a.payload), n = af.find((g) => g.no === 1);
+    if (!n || text.decode(n.payload) !== name) continue;
+    const i = af.find((g) => g.no === 3);
+    if (!i) return dflt;
+    let [v] = readVarint(i.raw, 1); // the key is one byte (field 3)
+    if (v >= 2 ** 63) v -= 2 ** 64;
+    return v;
+  }
+  return dflt;
+}
+
+/** The nodes of a Softmax along axis from x to y: e = Exp(x - ReduceMax(x) + 64), e / ReduceSum(e):
+ * the e^64 (both sides) keeps e normal down to e^-151 of the largest, so a subnormal probability
+ * is rounded once, by the Div, as eager's double quotient is. */
+function softmaxNodes(x, y, axis) {
+  const t = (s) => `${y}__softmax_${s}`;
+  const axes = join([str(1, 'value_ints'), varint(8 * 8), varint64(axis), varint(20 * 8), [7]]); // INTS
+  return [node('Constant', [], [t('axes')], [axes]), node('Constant', [], [t('up')], [valueFloat(64)]),
+    node('ReduceMax', [x, t('axes')], [t('max')]), node('Sub', [x, t('max')], [t('d')]), node('Add', [t('d'), t('up')], [t('du')]),
+    node('Exp', [t('du')], [t('e')]), node('ReduceSum', [t('e'), t('axes')], [t('sum')]), node('Div', [t('e'), t('sum')], [y])];
+}
+
 /** The ModelProto bytes with every node of op (in the graph and its subgraphs) written out, or null when the model has none. */
 function writtenOut(bytes, op) {
   const count = { n: 0, op };
@@ -191,3 +240,9 @@ export const sigmoidWrittenOut = (bytes) => writtenOut(bytes, 'Sigmoid');
  * -0.7071068) from erfc, as eager computes it, or null when the model has none.
  */
 export const geluWrittenOut = (bytes) => writtenOut(bytes, 'Gelu');
+
+/**
+ * The ModelProto bytes with every Softmax node written as Exp(x - ReduceMax(x)) / ReduceSum(that)
+ * along its axis, or null when the model has none.
+ */
+export const softmaxWrittenOut = (bytes) => writtenOut(bytes, 'Softmax');
