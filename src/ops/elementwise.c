@@ -1001,15 +1001,17 @@ static void gelu_n(const float *x, float *y, int64_t n, const void *ctx) {
 }
 
 ARRAY_LOOP(gelu_f32, gelu_n)
-/* silu on an array (y may be x): e^-x for a chunk by om__expf_n, then x / (1 + e^-x). */
+/* silu on an array (y may be x): sigmoid for a chunk by om__sigmoidf_n, then x times it, the
+ * bits of its ONNX lowering Mul(x, Sigmoid(x)) as the Session runs it. Not x / (1 + e^-x), which
+ * is -0 from -88.7 (e^-x overflows) where x sigmoid(x) is a small negative down to -103.9: a
+ * sign() after it parted eager and the Session there. */
 static void silu_n(const float *x, float *y, int64_t n, const void *ctx) {
   (void)ctx;
   float t[64];
   for (int64_t k0 = 0; k0 < n; k0 += 64) {
     int64_t m = n - k0 < 64 ? n - k0 : 64;
-    for (int64_t k = 0; k < m; k++) t[k] = -x[k0 + k];
-    om__expf_n(t, t, m);
-    for (int64_t k = 0; k < m; k++) y[k0 + k] = x[k0 + k] / (1.0f + t[k]);
+    om__sigmoidf_n(x + k0, t, m);
+    for (int64_t k = 0; k < m; k++) y[k0 + k] = x[k0 + k] * t[k];
   }
 }
 
