@@ -321,6 +321,12 @@ void om__sigmoidf_n(const float *x, float *y, int64_t n);
 /** y[k] = erf(x[k]) for k < n (y may be x) by fast mode's float rational: within 7.2 ulp, a
  *  third of om__erff_n's time; the Session's fast mode only (docs/graph-runtime.md, "Modes"). */
 void om__erff_fast_n(const float *x, float *y, int64_t n);
+/** y[k] = GELU(x[k]) = x[k] Phi(x[k]) (approximate 'none') for k < n (y may be x): within 0.63
+ *  ulp on every float, its tail (x below -0.7071068) from erfc, not 1 + erf, which cancels there.
+ *  The _fast one: above the tail by fast erf (om__erff_fast_n) in float arithmetic, the tail the
+ *  same bits as the exact one's; the Session's fast mode only. */
+void om__gelu_erff_n(const float *x, float *y, int64_t n);
+void om__gelu_erff_fast_n(const float *x, float *y, int64_t n);
 double om__log(double x);
 double om__log1p(double x);
 double om__pow(double x, double y);

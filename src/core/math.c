@@ -453,6 +453,72 @@ static bool erf_fast4(v4f x, v4f *y) {
   return true;
 }
 
+/* ---- GELU (approximate 'none'): x Phi(x) = 0.5 x (1 + erf(a)) = 0.5 x erfc(b), a = x / sqrt 2,
+ * b = -a. Below a = -0.5, 1 + erf(a) cancels (at x = -5 it keeps 3 of erf's bits; from x = -8 on
+ * it is 0, where GELU is -4.9e-15), so there it is erfc(b) = e^(-b^2) g(b), g in two pieces:
+ * g(b) = P(b) / Q(b) on [0.5, 4] (degree 5 / 5) and P(z) / Q(z) / b, z = 1 / b^2, on [4, 10.5]
+ * (degree 2 / 3), fitted by tools/rational_fit.c (`rational_fit erfc_mid`, `erfc_far`: 4e-12 and
+ * 2.5e-11 relative), which runs this evaluation on every float of each piece (within 0.500 ulp of
+ * 0.5 x erfc(b) in long double). Past b = 10.5 GELU is below half the least float: 0 times x
+ * (-0; -inf gives NaN, as PyTorch's x 0.5 (1 + erf) does). Above the cut, 0.5 x (1 + erf(a)) in
+ * double with erf's rational (ERF, unrounded), rounded once. Coefficients from the highest power
+ * down. ---- */
+static const double ERFC_MID_P[] = {-2.5320982208129157e-07, 0.025003631280522395, 0.18813857963120045,
+                                    0.6401918889868341, 1.1434498458584403, 1.0000003881904396};
+static const double ERFC_MID_Q[] = {0.044304270468113187, 0.3336571237317269, 1.1551988294024749,
+                                    2.2036572940981514, 2.2718335340372962, 1.0};
+static const double ERFC_FAR_P[] = {3.1973901619565921, 3.3192916828692276, 0.56418958227533922};
+static const double ERFC_FAR_Q[] = {1.138533708225441, 8.1089363524859142, 6.3832907128287362, 1.0};
+#define GELU_TAIL_X -0.7071068f /* the tail: x below it, so b >= 0.5 */
+#define SQRT1_2_D 0.70710678118654752
+
+/* 0.5 x erfc(b), b = -x / sqrt 2, for two lanes (a lane with b below 0.5 gives a value the caller
+ * does not use; NaN too). */
+static inline __attribute__((always_inline)) v2d gelu_tail2(v2d x) {
+  const v2d lo = {0.5, 0.5}, mid = {4.0, 4.0}, gone = {10.5, 10.5};
+  v2d b = -(x * SQRT1_2_D);
+  v2d c = pick2(b >= lo, pick2(b > gone, gone, b), lo); /* in [0.5, 10.5], NaN to 0.5 */
+  v2d z = c * c, r = pick2(c < mid, poly2(ERFC_MID_P, 6, c) / poly2(ERFC_MID_Q, 6, c),
+                           poly2(ERFC_FAR_P, 3, 1.0 / z) / poly2(ERFC_FAR_Q, 4, 1.0 / z) / c);
+  v2d e = exp_core2(-z) * r;
+  return x * 0.5 * pick2(b >= gone, (v2d){0.0, 0.0}, e);
+}
+
+/* head's values, with the lanes of x below GELU_TAIL_X replaced by gelu_tail2's, rounded once. */
+static inline v4f with_gelu_tail(v4f x, v4f head) {
+  v4i tail = x < GELU_TAIL_X;
+  if (!(tail[0] | tail[1] | tail[2] | tail[3])) return head;
+  v2d d[2];
+  widen4(x, d);
+  d[0] = gelu_tail2(d[0]), d[1] = gelu_tail2(d[1]);
+  return pick4(tail, narrow4(d), head);
+}
+
+/* Exact mode: 0.5 x (1 + erf(a)) in double, erf's rational as om__erff's before its rounding,
+ * then the tail; a NaN is put back as it came. */
+static bool gelu4(v4f x, v4f *y) {
+  v2d d[2];
+  widen4(x, d);
+  for (int h = 0; h < 2; h++) {
+    v2d a = clamp2(d[h] * SQRT1_2_D, (v2d){ERF.cut, ERF.cut}), u = a * a * ERF.inv_s;
+    d[h] = d[h] * 0.5 * (1.0 + a * poly2(ERF.p, ERF.np, u) / poly2(ERF.q, ERF.nq, u));
+  }
+  *y = pick4(x != x, x, with_gelu_tail(x, narrow4(d)));
+  return true;
+}
+
+/* Fast mode: above the tail, fast erf's float rational and float arithmetic, x 0.5 (1 + erf(x
+ * 0.70710678f)) (within about 8 ulp); the tail as exact mode's. */
+static bool gelu_fast4(v4f x, v4f *y) {
+  v4f t;
+  erf_fast4(x * 0.70710678118654752f, &t);
+  *y = with_gelu_tail(x, x * 0.5f * (1.0f + t));
+  return true;
+}
+
+void om__gelu_erff_n(const float *x, float *y, int64_t n) { map4(x, y, n, gelu4, NULL); }
+void om__gelu_erff_fast_n(const float *x, float *y, int64_t n) { map4(x, y, n, gelu_fast4, NULL); }
+
 void om__erff_n(const float *x, float *y, int64_t n) { map4(x, y, n, erf4, NULL); }
 void om__erff_fast_n(const float *x, float *y, int64_t n) { map4(x, y, n, erf_fast4, NULL); }
 void om__tanhf_n(const float *x, float *y, int64_t n) { map4(x, y, n, tanh4, NULL); }

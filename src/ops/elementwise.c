@@ -981,43 +981,37 @@ static inline float min_std(float a, float b) { return b < a ? b : a; }
 /* gelu: kBeta = sqrt(2/pi) and kKappa as PyTorch's tanh approximation */
 #define GELU_BETA 0.7978845608028654f
 #define GELU_KAPPA 0.044715f
-static float gelu_f(float a, int64_t tanh_form) {
-  if (!tanh_form) return a * 0.5f * (1.0f + om__erff(a * 0.70710678118654752f));
+static float gelu_tanh_f(float a) {
   float inner = GELU_BETA * (a + GELU_KAPPA * (a * a * a));
   return 0.5f * a * (1.0f + om__tanhf(inner));
 }
 
 PARAM_LOOP(leaky_relu_f32, a > 0 ? a : a * k0)
 PARAM_LOOP(elu_f32, a <= 0 ? om__expm1f(a) * k0 : a)
-/* gelu on an array (y may be x): erf's argument for a chunk, om__erff_n on it (or, with the
- * second int attr set, fast mode's om__erff_fast_n), then gelu_f's arithmetic; the tanh form
+/* gelu on an array (y may be x): approximate 'none' by om__gelu_erff_n (x Phi(x), its tail from
+ * erfc; or, with the second int attr set, fast mode's om__gelu_erff_fast_n), the tanh form
  * element by element. */
 static void gelu_n(const float *x, float *y, int64_t n, const void *ctx) {
   const om_attrs *at = ctx;
   if (at->i[0]) {
-    for (int64_t k = 0; k < n; k++) y[k] = gelu_f(x[k], 1);
+    for (int64_t k = 0; k < n; k++) y[k] = gelu_tanh_f(x[k]);
     return;
   }
-  void (*erf_n)(const float *, float *, int64_t) = at->i[1] ? om__erff_fast_n : om__erff_n;
-  float t[64];
-  for (int64_t k0 = 0; k0 < n; k0 += 64) {
-    int64_t m = n - k0 < 64 ? n - k0 : 64;
-    for (int64_t k = 0; k < m; k++) t[k] = x[k0 + k] * 0.70710678118654752f;
-    erf_n(t, t, m);
-    for (int64_t k = 0; k < m; k++) y[k0 + k] = x[k0 + k] * 0.5f * (1.0f + t[k]);
-  }
+  (at->i[1] ? om__gelu_erff_fast_n : om__gelu_erff_n)(x, y, n);
 }
 
 ARRAY_LOOP(gelu_f32, gelu_n)
-/* silu on an array (y may be x): e^-x for a chunk by om__expf_n, then x / (1 + e^-x). */
+/* silu on an array (y may be x): sigmoid for a chunk by om__sigmoidf_n, then x times it, the
+ * bits of its ONNX lowering Mul(x, Sigmoid(x)) as the Session runs it. Not x / (1 + e^-x), which
+ * is -0 from -88.7 (e^-x overflows) where x sigmoid(x) is a small negative down to -103.9: a
+ * sign() after it parted eager and the Session there. */
 static void silu_n(const float *x, float *y, int64_t n, const void *ctx) {
   (void)ctx;
   float t[64];
   for (int64_t k0 = 0; k0 < n; k0 += 64) {
     int64_t m = n - k0 < 64 ? n - k0 : 64;
-    for (int64_t k = 0; k < m; k++) t[k] = -x[k0 + k];
-    om__expf_n(t, t, m);
-    for (int64_t k = 0; k < m; k++) y[k0 + k] = x[k0 + k] / (1.0f + t[k]);
+    om__sigmoidf_n(x + k0, t, m);
+    for (int64_t k = 0; k < m; k++) y[k0 + k] = x[k0 + k] * t[k];
   }
 }
 
@@ -1094,7 +1088,12 @@ static bool gelu_backward(const om_record *r, om_tensor *const *g, om_tensor **g
   om_tensor *x = r->in[0], *one = om__keep(&s, om_scalar(1, OM_FLOAT32)), *d;
   if (!r->attrs.i[0]) { /* cdf + x pdf: 0.5 (1 + erf(x / sqrt 2)) + x e^(-x^2/2) / sqrt(2 pi) */
     om_tensor *erf = om__keep(&s, om_erf(om__keep(&s, om_scale(x, 0.70710678118654752))));
-    om_tensor *cdf = om__keep(&s, om_scale(om__keep(&s, om_add(one, erf)), 0.5));
+    om_tensor *head = om__keep(&s, om_scale(om__keep(&s, om_add(one, erf)), 0.5));
+    /* in the forward's tail 1 + erf cancels: there cdf = gelu(x) / x, from the forward's erfc
+     * (x is below -0.7, never 0; its derivative is pdf, as the head's is) */
+    om_tensor *tail = om__keep(&s, om_div(om__keep(&s, om_gelu(x, false)), x));
+    om_tensor *cut = om__keep(&s, om_scalar(-0.7071068f, OM_FLOAT32));
+    om_tensor *cdf = om__keep(&s, om_where(om__keep(&s, om_lt(x, cut)), tail, head));
     om_tensor *e = om__keep(&s, om_exp(om__keep(&s, om_scale(om__keep(&s, om_mul(x, x)), -0.5))));
     om_tensor *pdf = om__keep(&s, om_scale(e, 0.39894228040143268));
     d = om__keep(&s, om_add(cdf, om__keep(&s, om_mul(x, pdf))));

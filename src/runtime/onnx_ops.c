@@ -177,7 +177,8 @@ static bool bind_gelu(om_bind *b) {
   if (strcmp(approx, "none") && strcmp(approx, "tanh")) return unsupported(b, "approximate other than 'none' or 'tanh'");
   bool tanh_form = !strcmp(approx, "tanh");
   if (tanh_form || !b->fast) return put(b, 0, om_gelu(b->in[0], tanh_form));
-  /* fast mode: erf by the float rational (within 7.2 ulp; om__erff_fast_n) */
+  /* fast mode: erf by the float rational (within 7.2 ulp; om__erff_fast_n) above the tail, the
+   * tail from erfc, eager's bits (om__gelu_erff_fast_n) */
   return put(b, 0, om__apply1(OM_OP_gelu, b->in, 1, &(om_attrs){.n_i = 2, .i = {0, 1}}));
 }
 /* Dropout in inference, or in training with ratio 0 (ONNX's tests of both), is the input with a
@@ -5499,7 +5500,7 @@ static const om_onnx_rule rules[] = {
     {"Gather", 2, 2, 1, "axis:i", bind_gather, "select (one index known when planning), else index_select and reshape"},
     {"GatherElements", 2, 2, 1, "axis:i", bind_gather_elements, "gather"},
     {"GatherND", 2, 2, 1, "batch_dims:i", bind_gather_nd, "index_select of rows of the data flattened to [batch x indexed axes, rest] (batch_dims; negative indices count from the end)"},
-    {"Gelu", 1, 1, 1, "approximate:s=none|tanh", bind_gelu, "gelu (approximate none, tanh); fast mode: approximate none takes erf from the float rational (within 7.2 ulp)"},
+    {"Gelu", 1, 1, 1, "approximate:s=none|tanh", bind_gelu, "gelu (approximate none, tanh); fast mode: approximate none takes erf from the float rational (within 7.2 ulp) above x = -0.7071068, its tail from erfc as eager"},
     {"Gemm", 2, 3, 1, "alpha:f beta:f transA:i transB:i", bind_gemm, "linear (B transposed, C a bias row), else transpose, matmul, scale, add"},
     {"GlobalAveragePool", 1, 1, 1, "", bind_global_average_pool, "adaptive_avg_pool2d to 1x1 (4-D), else mean"},
     {"GlobalLpPool", 1, 1, 1, "p:i", bind_global_lp_pool, "sum(|x|), sqrt(sum(x x)) over the spatial axes (p 1, 2)"},

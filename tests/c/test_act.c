@@ -3,6 +3,7 @@
  * what tracing writes (the JS tests run the graphs through onnxruntime-web). The table-driven
  * tests (test_ops.c) add layout independence and finite-difference gradchecks. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "internal.h"
 #include "om_test.h"
@@ -67,6 +68,28 @@ TEST(activations_match_their_formulas) {
   check_fn("clamp max", om_clamp(x, NULL, &(double){-2}), f_clamp, (double[]){-INFINITY, -2});
   check_fn("clamp min > max", om_clamp(x, &(double){2}, &(double){1}), f_clamp, (double[]){1, 1}); /* all max, as PyTorch */
   om_tensor_release(x);
+}
+
+/* Tails where a form that cancels or overflows parted eager from the Session (both computed
+ * exactly here in double): silu is x sigmoid(x), the bits of its lowering Mul(x, Sigmoid(x)),
+ * nonzero down to -103.9 (x / (1 + e^-x) was -0 from -88.7); gelu is 0.5 x erfc(-x / sqrt 2),
+ * nonzero down to -14.2 (0.5 x (1 + erf) was 0 from -5.9 and 4% off at -5). */
+TEST(activation_tails) {
+  static const float T[] = {-5, -8, -10, -13, -14, -60, -88.5f, -89, -95, -100, -103, -103.9f, -110, -1e30f};
+  enum { N = sizeof T / sizeof T[0] };
+  om_tensor *x = om_from_data(T, (int64_t[]){N}, 1, OM_FLOAT32), *silu = om_silu(x), *sig = om_sigmoid(x);
+  om_tensor *gelu = om_gelu(x, false), *prod = om_mul(x, sig);
+  CHECK(silu && sig && gelu && prod);
+  for (int i = 0; silu && prod && i < N; i++) {
+    float s = at(silu, i), p = at(prod, i);
+    double want = T[i] / (1 + exp(-(double)T[i])), g = 0.5 * T[i] * erfc(-(double)T[i] / sqrt(2.0)), got = at(gelu, i);
+    if (memcmp(&s, &p, 4)) FAILED("silu(%g) = %.9g, x sigmoid(x) = %.9g", T[i], s, p);
+    /* sigmoid's subnormals (below 1.2e-38) are rounded to 2^-149, which x then scales */
+    if (!(fabs(s - want) <= 2e-6 * fabs(want) + fabs(T[i]) * 0x1p-149)) FAILED("silu(%g) = %.9g, expected %.9g", T[i], s, want);
+    if (!(fabs(got - g) <= 2e-7 * fabs(g) + 0x1p-149)) FAILED("gelu(%g) = %.9g, expected %.9g", T[i], got, g);
+  }
+  CHECK(at(silu, 9) < 0 && at(gelu, 3) < 0 && at(silu, 12) == 0 && signbit(at(silu, 12)));
+  om_tensor_release(x), om_tensor_release(silu), om_tensor_release(sig), om_tensor_release(gelu), om_tensor_release(prod);
 }
 
 TEST(activation_defaults_and_nan) {
@@ -411,6 +434,7 @@ TEST(tracing_writes_the_documented_nodes) {
 
 int main(void) {
   RUN(activations_match_their_formulas);
+  RUN(activation_tails);
   RUN(activation_defaults_and_nan);
   RUN(activation_gradients_at_chosen_points);
   RUN(clamp_int64_and_errors);

@@ -115,6 +115,46 @@ describe('activations: values', () => {
     }
   });
 
+  // 0.5 x (1 + erf(x / sqrt 2)) cancels for negative x (at -5 it was -1.49e-6 eagerly and
+  // -1.19e-6 in the Session's fast mode for -1.43e-6; both 0 from -8, where a sign() after it
+  // gave 0 for eager's -1: random models 27:38257, 27:53594): the tail is 0.5 x erfc(-x / sqrt 2)
+  test('GELU\'s tail from erfc: eager, its gradient and the Session in both modes to float precision down to -14', async () => {
+    const erfc = (a) => { // a >= 0: 1 - erf (no cancellation below 2.5), else erf's continued fraction
+      if (a < 2.5) return 1 - erf(a);
+      let f = 0;
+      for (let n = 60; n >= 1; n--) f = (n / 2) / (a + f);
+      return Math.exp(-a * a) / Math.sqrt(Math.PI) / (a + f);
+    };
+    const T = [-0.7071069, -0.75, -1, -2, -3.5, -5, -6, -8, -10, -12, -13, -13.5, -14];
+    const exact = T.map((v) => 0.5 * v * erfc(-v / Math.SQRT2));
+    const x = om.tensor(T);
+    const traced = om.trace((v) => F.gelu(v), { x: [x, ['n']] }, { outputNames: ['y'] });
+    const sessions = [traced.session(), await om.InferenceSession.create(traced.save(), { mode: 'exact' })];
+    try {
+      const eager = om.tidy(() => F.gelu(x).toArray());
+      T.forEach((v, i) => { // within 1 ulp (-13.5 and -14 are subnormal: within 2^-149)
+        const tol = Math.max(Math.abs(exact[i]) * 2 ** -23, 2 ** -149);
+        assert.ok(Math.abs(eager[i] - exact[i]) <= tol, `gelu(${v}) = ${eager[i]}, not ${exact[i]}`);
+      });
+      for (const s of sessions) {
+        const y = om.tidy(() => s.run({ x }).y.toArray());
+        assert.deepEqual(Array.from(y), Array.from(eager), 'the Session\'s tail is eager\'s, bit for bit');
+      }
+      x.requiresGrad = true;
+      om.tidy(() => F.gelu(x).sum().backward()); // cdf + x pdf, the cdf from the same erfc
+      const pdf = (v) => Math.exp(-v * v / 2) / Math.sqrt(2 * Math.PI);
+      const grad = x.grad.toArray(), want = T.map((v, i) => exact[i] / v + v * pdf(v));
+      T.forEach((v, i) => { // to 1e-6 of its terms' size (they cancel near -0.75, where gelu' is 0)
+        const size = Math.abs(exact[i] / v) + Math.abs(v * pdf(v));
+        if (v >= -12) assert.ok(Math.abs(grad[i] - want[i]) <= 1e-6 * size, `gelu'(${v}) = ${grad[i]}, not ${want[i]}`);
+      });
+    } finally {
+      for (const s of sessions) s.dispose();
+      traced.dispose();
+      x.dispose();
+    }
+  });
+
   test('hardtanh, relu6 and hardsigmoid: PyTorch\'s gradient, 0 at the bounds (clamp\'s passes there)', () => {
     om.tidy(() => {
       const at = [-4, -3, -1, 0, 0.5, 1, 3, 6, 7];

@@ -89,6 +89,21 @@ describe('the random-model instrument', () => {
     assert.deepEqual([deep.class, deep.ortSigmoid], ['wrong', true], JSON.stringify(deep));
     const ours = await pool.run(fn('x.sigmoid().mul(om.Tracer.active ? 2 : 1)'), { id: 'wrong with a sigmoid' });
     assert.deepEqual([ours.class, ours.ortSigmoid], ['wrong', undefined], JSON.stringify(ours));
+    // onnxruntime-web's Gelu computes 0.5 x (1 + erf), which cancels to 0 below about -5.9, where
+    // eager's (and the Session's) is from erfc, small and negative: sign() differs there alone,
+    // noted as ORT's Gelu (27:38257, 27:53594); a wrong graph with a Gelu is not
+    const gelu = await pool.run(fn('om.nn.functional.gelu(x.abs().mul(-1).sub(6)).sign()'), { id: 'gelu tail' });
+    assert.deepEqual([gelu.class, gelu.ortGelu, gelu.ortSigmoid], ['wrong', true, undefined], JSON.stringify(gelu));
+    assert.match(gelu.message, /\[ORT Gelu: the Session agrees at every size/);
+    const oursGelu = await pool.run(fn('om.nn.functional.gelu(x).mul(om.Tracer.active ? 2 : 1)'), { id: 'wrong with a gelu' });
+    assert.deepEqual([oursGelu.class, oursGelu.ortGelu], ['wrong', undefined], JSON.stringify(oursGelu));
+    // onnxruntime-web's Softmax gives 0 for a subnormal probability (here e^-95 / 4), which
+    // eager, the Session and its own Exp give: gt(0) differs there alone (27:48155)
+    const softmax = await pool.run(fn('om.cat([x.mul(0), x.mul(0).sub(95)], 1).softmax(1).gt(0).float()'), { id: 'softmax underflow' });
+    assert.deepEqual([softmax.class, softmax.ortSoftmax], ['wrong', true], JSON.stringify(softmax));
+    assert.match(softmax.message, /\[ORT Softmax: the Session agrees at every size/);
+    const oursSoftmax = await pool.run(fn('x.softmax(1).mul(om.Tracer.active ? 2 : 1)'), { id: 'wrong with a softmax' });
+    assert.deepEqual([oursSoftmax.class, oursSoftmax.ortSoftmax], ['wrong', undefined], JSON.stringify(oursSoftmax));
     const hang = await pool.run(fn('{ for (;;); }'), { id: 'hang' }, hangs);
     assert.equal(hang.class, 'crash');
     assert.equal(hang.at, 'hang');

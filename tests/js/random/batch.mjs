@@ -115,12 +115,17 @@ export function formatReport({ seed, from = 0, count, records, ms, workers = 1, 
   }
   const ortOnly = by.wrong.filter((r) => r.ortOptimizer);
   const ortSigmoid = by.wrong.filter((r) => r.ortSigmoid);
+  const ortGelu = by.wrong.filter((r) => r.ortGelu);
+  const ortSoftmax = by.wrong.filter((r) => r.ortSoftmax);
   const marginal = by.wrong.filter((r) => r.ratio < 10).length;
-  if (ortOnly.length || ortSigmoid.length || marginal) {
+  if (ortOnly.length || ortSigmoid.length || ortGelu.length || ortSoftmax.length || marginal) {
     const ids = (rs) => (rs.length ? `: ${rs.slice(0, 10).map((r) => r.id).join(', ')}` : '');
     lines.push(`  of the wrong: ${ortOnly.length} ORT optimizer (right with onnxruntime's graph optimizations disabled: a valid file its `
       + `optimizer gets wrong, still ours to avoid)${ids(ortOnly)}; ${ortSigmoid.length} ORT Sigmoid (the Session agrees, and onnxruntime-web `
-      + `with each Sigmoid written out: its Sigmoid kernel's absolute error amplified)${ids(ortSigmoid)}; `
+      + `with each Sigmoid written out: its Sigmoid kernel's absolute error amplified)${ids(ortSigmoid)}; ${ortGelu.length} ORT Gelu (the `
+      + `Session agrees, and onnxruntime-web with each Gelu's tail written from erfc: its 1 + erf cancels)${ids(ortGelu)}; `
+      + `${ortSoftmax.length} ORT Softmax (the Session agrees, and onnxruntime-web with each Softmax written out: its kernel `
+      + `gives 0 for subnormal probabilities)${ids(ortSoftmax)}; `
       + `${marginal} within 10 times the bound (perhaps float32 rounding)`);
   }
   const outside = records.reduce((s, r) => s + (r.outOfRange ?? 0), 0);

@@ -16,7 +16,9 @@
 //            ORT agrees and the library's own Session (traced.session()) does not, or cannot run
 //            the graph (engine: 'session');
 //            a wrong record where the Session agrees and ORT agrees once each Sigmoid is written out
-//            notes "ORT Sigmoid" (ortSigmoid: ORT's Sigmoid kernel's absolute error, amplified);
+//            notes "ORT Sigmoid" (ortSigmoid: ORT's Sigmoid kernel's absolute error, amplified), or
+//            once each Gelu's tail is written from erfc "ORT Gelu" (ortGelu: its 1 + erf cancels),
+//            or once each Softmax is written out "ORT Softmax" (ortSoftmax: subnormals flushed);
 //   crash    anything else: a non-TraceError from om.trace (eager ran at the example, so the
 //            trace changed what the model does), a WebAssembly RuntimeError anywhere (also in an
 //            eager run); pool.mjs adds hangs and dead workers;
@@ -28,7 +30,7 @@
 import vm from 'node:vm';
 import * as om from 'onemodel';
 import { withSession, compareOutputs } from '../../../examples/lib/oracle.mjs';
-import { sigmoidWrittenOut } from './sigmoid-written-out.mjs';
+import { sigmoidWrittenOut, geluWrittenOut, softmaxWrittenOut } from './written-out.mjs';
 
 /** The URL a case's source has in stack traces: its file, or file:///random-model/<id>.js. */
 const sourceUrl = (meta) => meta.file ?? `file:///random-model/${String(meta.id ?? 'model').replace(/[^\w.:-]/g, '_')}.js`;
@@ -386,19 +388,30 @@ export async function runCase(source, meta = {}, options = {}) {
         + 'agrees at every size; the graph must still avoid what the optimizer gets wrong]';
     }
   }
-  // onnxruntime-web's Sigmoid is accurate to about 6e-8 absolute (0 below about -16.6), which a
-  // model that takes a root of it or compares it with 0 amplifies (sigmoid-written-out.mjs). Where
-  // the library's Session agreed at every size and ORT disagrees in values only, the same file with
-  // every Sigmoid written as eager computes it (Exp(-|x|), Where, Div) runs again: where that agrees, the graph
-  // is right and the record says the difference is ORT's Sigmoid kernel. It stays wrong (users run
-  // ORT's Sigmoid); the note and the report's line say where it comes from.
-  if (failures.length && !out.aborted && !record.ortOptimizer && !record.sessionFailures && failures.every((f) => !f.ort && Number.isFinite(f.ratio))) {
-    const spelled = sigmoidWrittenOut(bytes);
+  // onnxruntime-web's Sigmoid is accurate to about 6e-8 absolute (0 below about -16.6), its
+  // Gelu's tail cancels (0 below about -5.9, where eager's is from erfc), and its Softmax gives 0
+  // for subnormal probabilities, which a model that takes a root of it or compares it with 0
+  // amplifies (written-out.mjs). Where the library's Session agreed at every size and ORT
+  // disagrees in values only, the same file with every Sigmoid (then every Gelu, then every
+  // Softmax) written as eager computes it runs again: where that agrees, the graph is right and
+  // the record says the difference is that ORT kernel's. It stays wrong (users run ORT's kernels);
+  // the note and the report's line say where it comes from.
+  const kernels = [
+    ['Sigmoid', sigmoidWrittenOut, 'each Sigmoid written as Where(x >= 0, 1, e) / (1 + e), e = Exp(-|x|): its Sigmoid kernel is accurate to '
+      + 'about 6e-8 absolute (0 below about -16.6), which this model amplifies'],
+    ['Gelu', geluWrittenOut, 'each Gelu\'s tail (x below -0.7071068) written from erfc, as eager computes it: its Gelu kernel\'s 0.5 x (1 + erf) '
+      + 'cancels there (0 below about -5.9, where GELU is -1e-8 to -1e-45), which this model amplifies'],
+    ['Softmax', softmaxWrittenOut, 'each Softmax written as Exp(x - ReduceMax(x) + 64) / ReduceSum(that): its Softmax kernel gives 0 where a '
+      + 'probability is subnormal (below about e^-87.5 times the row\'s largest), which this model amplifies'],
+  ];
+  for (const [op, writeOut, how] of kernels) {
+    if (!failures.length || out.aborted || record.ortOptimizer || record.sessionFailures || !failures.every((f) => !f.ort && Number.isFinite(f.ratio))) break;
+    const spelled = writeOut(bytes);
     const again = spelled && await runChecks(spelled, names, checks);
     if (again && !again.crash && !again.failures.length) {
-      record.ortSigmoid = true;
-      failures[0].message += ' [ORT Sigmoid: the Session agrees at every size, and onnxruntime-web agrees too with each Sigmoid written as '
-        + 'Where(x >= 0, 1, e) / (1 + e), e = Exp(-|x|): its Sigmoid kernel is accurate to about 6e-8 absolute (0 below about -16.6), which this model amplifies]';
+      record[`ort${op}`] = true;
+      failures[0].message += ` [ORT ${op}: the Session agrees at every size, and onnxruntime-web agrees too with ${how}]`;
+      break;
     }
   }
   if (!failures.length && record.sessionFailures) {
