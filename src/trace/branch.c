@@ -1014,6 +1014,16 @@ int om__branch_run(om_trace *tr, const om_symbol *declared, om_trace_fn fn, void
     if (joined == m[ex]) m[ex] = NULL; /* the model now */
     if (!joined && om_last_error() != OM_ERR_OUT_OF_MEMORY) om__fail(failed, "%s", msg); /* the piece's refusal stands */
   }
+  /* where the other piece failed: the declaration the example's piece held for, its other symbols'
+   * ranges too (a piece of a cut inside a piece holds where the outer cut's symbol is declared:
+   * torchvision's Swin at window 7, cut on h at 60 and then on w, holds from 60 on both sides, and
+   * a refusal naming w alone was refused again naming h) */
+  char held[400] = "";
+  if (!joined && ex_traced && !other_traced) {
+    const piece hp = {.lo = ex_min / s->multiple, .hi = ex_max == INT64_MAX ? INT64_MAX : ex_max / s->multiple};
+    if (m[ex]) example_declaration(tr, s, m[ex], &hp, held, sizeof held);
+    else piece_declaration(s, &hp, held, sizeof held);
+  }
   om_traced_release(m[0]);
   om_traced_release(m[1]);
   free(outs);
@@ -1025,13 +1035,10 @@ int om__branch_run(om_trace *tr, const om_symbol *declared, om_trace_fn fn, void
     char msg[sizeof st->err_msg];
     om_error_kind kind = om_last_error() != OM_ERR_OK ? om_last_error() : OM_ERR_OUT_OF_MEMORY;
     snprintf(msg, sizeof msg, "%s", om_last_error_message());
-    char decl[160] = ""; /* the example's piece alone, where the other one failed: the range that trace held for */
+    char decl[460] = ""; /* the example's piece alone, where the other one failed: the ranges that trace held for */
     bool other_failed = ex_traced && !other_traced;
-    if (other_failed && ex_max == INT64_MAX)
-      snprintf(decl, sizeof decl, "; declare om.Dim('%s', { min: %lld }) for the graph from there", s->name, (long long)ex_min);
-    else if (other_failed)
-      snprintf(decl, sizeof decl, "; declare om.Dim('%s', { min: %lld, max: %lld }) for the graph %s there", s->name,
-               (long long)ex_min, (long long)ex_max, ex == 1 ? "from" : "up to");
+    if (other_failed)
+      snprintf(decl, sizeof decl, "; declare %s for the graph %s there", held, ex == 1 ? "from" : "up to");
     /* memory run out in the piece above, traced with its example at its smallest size (far above
      * the example, where the model makes its tensors for real: a pad to 27555 x 27555): the model
      * fails there as it does eagerly, not the trace, whose own memory is the example's */
