@@ -690,6 +690,52 @@ static void cut_syms(const cut *c, int *i, int *d) {
     }
 }
 
+#define OM_LOOP_SMALL 5 /* the sizes of each other symbol from its declared minimum that answers_below runs at */
+
+/* Where the model fails below variable from of the loop's symbol c->k with the other symbols at
+ * their examples (roll_loop's range would start at from), whether it answers there with another
+ * symbol at one of its smallest sizes: random model 27:21636's B - 2 rows padded to a multiple of
+ * 7, split to min(8, T) rows and reshaped to [-1, 7, 8, C] beside a loop over T fails below T = 8
+ * at the example's B = 5, and answers at B = 2 (no rows) at every T; a range from 8 would leave
+ * those sizes out without a word. Runs eagerly just below from and at the declared minimum. j + 1
+ * for the other symbol j (v: the variables, the others at their examples), 0 where it answers at
+ * none, -1 when memory ran out (set). */
+static int answers_below(const cut *c, int64_t from, uint64_t seed, uint64_t offset, int64_t *v) {
+  om_thread_state *st = om__state();
+  om_trace *tr = c->tr;
+  const om_symbol *s = &tr->symbols.v[c->k];
+  const int64_t xs[2] = {from - 1, c->declared[c->k].vmin};
+  om__run_example(tr, v);
+  om_tensor *in[64] = {0}, **outs = calloc((size_t)c->max_outputs, sizeof *outs);
+  if (!outs) return om__fail(OM_ERR_OUT_OF_MEMORY, "trace_run: out of memory"), -1;
+  int found = 0;
+  for (int i = 0; !found && i < (xs[1] < xs[0] ? 2 : 1); i++)
+    for (int j = 0; !found && j < tr->symbols.n; j++) {
+      const om_symbol *o = &tr->symbols.v[j], *dj = &c->declared[j];
+      int64_t y0 = v[j];
+      for (int64_t y = dj->vmin; j != c->k && !found && y < dj->vmin + OM_LOOP_SMALL && y <= dj->vmax; y++) {
+        if (y == y0) continue;
+        bool ok = true;
+        for (int q = 0; ok && q < tr->inputs.n; q++) {
+          om_tensor *t = piece_example(tr->inputs.v[q].traced, c->syms[q], c->k, xs[i] * s->multiple);
+          in[q] = t ? piece_example(t, c->syms[q], j, y * o->multiple) : NULL;
+          om_tensor_release(t);
+          ok = in[q] != NULL;
+        }
+        st->rng_seed = seed, st->rng_offset = offset;
+        int n = ok ? c->fn(c->ctx, in, tr->inputs.n, outs, c->max_outputs) : -1;
+        om__release_all(in, tr->inputs.n);
+        memset(in, 0, sizeof in);
+        if (n >= 0 && n <= c->max_outputs) om__release_all(outs, n);
+        if (n >= 0) found = j + 1, v[c->k] = xs[i], v[j] = y;
+        else if (om_last_error() == OM_ERR_OUT_OF_MEMORY) found = -1;
+        else om_clear_error(); /* it fails there too */
+      }
+    }
+  free(outs);
+  return found;
+}
+
 /* The sizes (variables of symbol k, from its example v0) a rolled loop is checked at: the
  * smallest two, either side of the example, further on and far above, then 4 and 16 times
  * further (the rolled graph claims the whole range, and a threshold the runs before the loop never
@@ -762,6 +808,9 @@ static int roll_loop(const cut *c, om_tensor **outputs, uint64_t seed, uint64_t 
     else snprintf(why, sizeof why, "%s (at %s=%lld)", om_last_error_message(), s->name, (long long)(from * s->multiple)), om_clear_error();
   }
   ok = ok && from < dk->vmin + OM_LOOP_FAILS;
+  int64_t answers[64]; /* the variables below from where the model answers with another symbol small (0: none) */
+  int answered = ok && from > dk->vmin ? answers_below(c, from, seed, offset, answers) : 0;
+  ok = ok && answered == 0; /* refused below, or out of memory */
   const int64_t far = 4 * v0 + 9;
   int64_t sizes[OM_LOOP_CHECKS] = {from, from + 1, v0 - 1, v0 + 1, v0 + 2, v0 + 7, far, 4 * far, 16 * far};
   int n_sizes = 9;
@@ -859,6 +908,17 @@ static int roll_loop(const cut *c, om_tensor **outputs, uint64_t seed, uint64_t 
   }
   free(outs);
   om_error_kind kind = om_last_error();
+  if (answered > 0) { /* the range would narrow where the model answers: refused with the declaration that holds */
+    om_traced_release(rolled);
+    char at[160], decl[200];
+    const piece held = {.lo = from, .hi = dk->vmax};
+    om__run_sizes(tr, answers, (uint64_t)1 << c->k | (uint64_t)1 << (answered - 1), at, sizeof at);
+    piece_declaration(s, &held, decl, sizeof decl);
+    return om__trace_fail(OM_ERR_TRACE_SYMBOLIC_SHAPE, "trace_run: the loop over '%s' holds from %s=%lld, where the model first "
+                          "answers with the other symbols at their examples (below it %s), yet at %s the model answers: the graph "
+                          "would leave out sizes where the model gives an answer. It holds from there: declare %s (om_trace_dim in C)",
+                          s->name, s->name, (long long)(from * s->multiple), why, at, decl), -1;
+  }
   if (!agrees) {
     om_traced_release(rolled);
     if (kind == OM_ERR_OUT_OF_MEMORY) return om__trace_fail(kind, "trace_run: out of memory"), -1;
@@ -954,6 +1014,16 @@ int om__branch_run(om_trace *tr, const om_symbol *declared, om_trace_fn fn, void
     if (joined == m[ex]) m[ex] = NULL; /* the model now */
     if (!joined && om_last_error() != OM_ERR_OUT_OF_MEMORY) om__fail(failed, "%s", msg); /* the piece's refusal stands */
   }
+  /* where the other piece failed: the declaration the example's piece held for, its other symbols'
+   * ranges too (a piece of a cut inside a piece holds where the outer cut's symbol is declared:
+   * torchvision's Swin at window 7, cut on h at 60 and then on w, holds from 60 on both sides, and
+   * a refusal naming w alone was refused again naming h) */
+  char held[400] = "";
+  if (!joined && ex_traced && !other_traced) {
+    const piece hp = {.lo = ex_min / s->multiple, .hi = ex_max == INT64_MAX ? INT64_MAX : ex_max / s->multiple};
+    if (m[ex]) example_declaration(tr, s, m[ex], &hp, held, sizeof held);
+    else piece_declaration(s, &hp, held, sizeof held);
+  }
   om_traced_release(m[0]);
   om_traced_release(m[1]);
   free(outs);
@@ -965,13 +1035,10 @@ int om__branch_run(om_trace *tr, const om_symbol *declared, om_trace_fn fn, void
     char msg[sizeof st->err_msg];
     om_error_kind kind = om_last_error() != OM_ERR_OK ? om_last_error() : OM_ERR_OUT_OF_MEMORY;
     snprintf(msg, sizeof msg, "%s", om_last_error_message());
-    char decl[160] = ""; /* the example's piece alone, where the other one failed: the range that trace held for */
+    char decl[460] = ""; /* the example's piece alone, where the other one failed: the ranges that trace held for */
     bool other_failed = ex_traced && !other_traced;
-    if (other_failed && ex_max == INT64_MAX)
-      snprintf(decl, sizeof decl, "; declare om.Dim('%s', { min: %lld }) for the graph from there", s->name, (long long)ex_min);
-    else if (other_failed)
-      snprintf(decl, sizeof decl, "; declare om.Dim('%s', { min: %lld, max: %lld }) for the graph %s there", s->name,
-               (long long)ex_min, (long long)ex_max, ex == 1 ? "from" : "up to");
+    if (other_failed)
+      snprintf(decl, sizeof decl, "; declare %s for the graph %s there", held, ex == 1 ? "from" : "up to");
     /* memory run out in the piece above, traced with its example at its smallest size (far above
      * the example, where the model makes its tensors for real: a pad to 27555 x 27555): the model
      * fails there as it does eagerly, not the trace, whose own memory is the example's */

@@ -1032,6 +1032,45 @@ TEST(empty_tensors) {
   om_tensor_release(ex);
 }
 
+/* Random model 27:21636 by hand: the first B - 2 rows of [B, T, 4], their first min(8, T) columns
+ * reshaped to [-1, 8, 4] (fails below T = 8 where B - 2 is odd; answers at B <= 2, no rows),
+ * beside a loop over T's rows (loop_over_seq, rolled into a Loop). */
+static int loop_beside_rows(om_tensor *const *in, om_tensor **out) {
+  int64_t b = om_tensor_shape(in[0])[0];
+  om_tensor *rows = om_slice(in[0], 0, 0, b - 2, 1), *cols = rows ? om_slice(rows, 1, 0, 8, 1) : NULL;
+  om_tensor *t[] = {rows, cols, cols ? om_reshape(cols, (int64_t[]){-1, 8, 4}, 3) : NULL};
+  bool ok = t[2] != NULL;
+  om__release_all(t, 3);
+  return ok ? loop_over_seq(in, out) : -1;
+}
+
+/* A loop whose range would start where the model first answers at the other symbols' examples
+ * (T = 8 at B = 5) is refused where the model answers below it with another symbol small (B = 2),
+ * naming the declaration from there; so declared, it traces (src/trace/branch.c, roll_loop). */
+TEST(loop_starts_where_others_answer) {
+  om_tensor *ex = om_randn((int64_t[]){5, 10, 4}, 3, 8, true);
+  const char *bt[] = {"B", "T", NULL};
+  CHECK(om_trace_begin());
+  CHECK(om_test_trace(loop_beside_rows, ex, bt, 1) == NULL && om_last_error() == OM_ERR_TRACE_SYMBOLIC_SHAPE);
+  CHECK(strstr(om_last_error_message(), "the loop over 'T' holds from T=8, ") != NULL);
+  CHECK(strstr(om_last_error_message(), "yet at B=1, T=7 the model answers") != NULL);
+  CHECK(strstr(om_last_error_message(), "declare om.Dim('T', { min: 8 }) (om_trace_dim in C)") != NULL);
+  CHECK(!om_trace_active());
+  CHECK(om_trace_begin() && om_trace_dim("T", 1, 8, 0));
+  om_traced_model *m = om_test_trace(loop_beside_rows, ex, bt, 1);
+  CHECK(m != NULL);
+  int64_t t_min = 0; /* by name: a declared symbol may be listed first */
+  for (int i = 0; i < 2; i++) {
+    const char *name = NULL;
+    int64_t min = 0;
+    CHECK(om_traced_symbol(m, i, &name, NULL, &min, NULL, NULL));
+    if (name && !strcmp(name, "T")) t_min = min;
+  }
+  CHECK_EQ_INT(t_min, 8);
+  om_traced_release(m);
+  om_tensor_release(ex);
+}
+
 /* Hugging Face Swin's maybe_pad by hand: [B, C, H, W] padded on the right to a multiple of 5
  * only where W is not one. */
 static int pad_where_not_multiple(om_tensor *const *in, om_tensor **out) {
@@ -1105,6 +1144,7 @@ int main(void) {
   RUN(usage);
   RUN(runs_at_other_sizes);
   RUN(empty_tensors);
+  RUN(loop_starts_where_others_answer);
   RUN(the_declared_range);
   RUN(one_size_pieces_and_loops);
   RUN(loops_of_a_floor_division);

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import * as om from 'onemodel';
 import { memoryHooks, withTraced } from './helpers.mjs';
 import { generate, render } from './random/generator.mjs';
-import { loadCase } from './random/runner.mjs';
+import { loadCase, suggestedDims } from './random/runner.mjs';
 
 memoryHooks();
 
@@ -434,6 +434,52 @@ describe('a trace that begins again with a raised minimum', () => {
     } finally {
       ex.dispose();
       conv.dispose();
+    }
+  });
+});
+
+describe('a minimum whose sizes below it answer with another symbol small', () => {
+  test("random model 27:21636's B - o rows padded to a multiple of w, split to min(s, T) rows, reshaped to [-1, w, s, C], with and without a loop over T: refused naming T from s; the declaration named, pasted, traces", async () => {
+    // at the example's B the reshape fails below T = s, yet at B = o there are no rows (none
+    // padded) and the model answers at every T. Beside a loop over T (rolled into a Loop), the
+    // loop's range began at s, where the model first answers at the example's B: T narrowed to s
+    // without a word, although the model answers below it
+    for (const [w, s, o, B0, C, loop] of [[7, 8, 2, 5, 4, true], [5, 4, 1, 4, 2, true], [3, 6, 3, 6, 2, true], [7, 8, 2, 5, 4, false], [5, 4, 1, 4, 2, false]]) {
+      const model = fn((x) => {
+        const [B, T, CC] = x.shape;
+        const rows = x.slice(0, 0, -o).split(s, -2)[0];
+        const padded = om.nn.functional.pad(rows, [0, 0, 0, 0, 0, (w - (B - o) % w) % w]);
+        padded.reshape(-1, w, s, CC).dispose();
+        const out = padded.permute(1, 0, 2).mul(2);
+        if (!loop) return out;
+        let acc = x.select(1, 0);
+        for (let i = 1; i < T; i++) acc = acc.mul(0.5).add(x.select(1, i));
+        return [out, acc];
+      });
+      const ex = om.randn([B0, s + 2, C], { seed: w + s });
+      const at = `w=${w}, s=${s}, o=${o}, loop=${loop}`;
+      assert.throws(() => om.tidy(() => model.forward(om.zeros([B0, s - 1, C]))), /reshape/, `the model fails at B = ${B0}, T = ${s - 1} (${at})`);
+      assert.equal(om.tidy(() => [model.forward(om.zeros([o, 2, C]))].flat()[0].shape.join()), `2,0,${C}`, `the model answers at B = ${o}, T = 2 (${at})`);
+      let message;
+      assert.throws(() => om.trace(model, { x: [ex, ['B', 'T', null]] }), (e) => {
+        assert.ok(e instanceof om.TraceError && e.kind === 'SymbolicShape', String(e));
+        assert.match(e.message, loop
+          ? new RegExp(`^trace: the loop over 'T' holds from T=${s}, .*\\(at T=${s - 1}\\)\\), yet at B=${o}, T=${s - 1} the model answers: .*declare om\\.Dim\\('T', \\{ min: ${s} \\}\\)`)
+          : new RegExp(`the minimum of 'T' rose there, yet at B=${o}, T=\\d+ the model answers.*om\\.Dim\\('T', \\{ min: ${s} \\}\\) declares`), at);
+        message = e.message;
+        return true;
+      });
+      const { dims } = suggestedDims(message);
+      await withTraced((keep) => {
+        const tm = om.trace(model, { x: [ex, [dims.get('B') ?? 'B', dims.get('T'), null]] }); // one round
+        assert.deepEqual(Object.fromEntries(tm.symbols.map((d) => [d.name, d.min])), { B: o, T: s }, at);
+        keep(tm, { x: ex }, [model.forward(ex)].flat(), undefined, model);
+        for (const [b, t] of [[o, s], [o + 1, s + 1], [o + w, 3 * s + 1], [B0 + 9, s]]) {
+          const x = om.randn([b, t, C], { seed: b * t });
+          keep(tm, { x }, [model.forward(x)].flat(), `at B=${b}, T=${t} (${at})`);
+        }
+      });
+      ex.dispose();
     }
   });
 });

@@ -9,7 +9,8 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import * as om from 'onemodel';
-import { memoryHooks } from './helpers.mjs';
+import { memoryHooks, withTraced } from './helpers.mjs';
+import { suggestedDims } from './random/runner.mjs';
 import { AlexNet } from '../../examples/torchvision/alexnet.mjs';
 import { MobileNetV2, InvertedResidual, mobilenet_v2 } from '../../examples/torchvision/mobilenetv2.mjs';
 import { SwinTransformer, SwinTransformerBlockV2, PatchMergingV2 } from '../../examples/torchvision/swin_transformer.mjs';
@@ -60,8 +61,9 @@ const MOBILENET_V2_SETTING = [[1, 16, 1, 1], [6, 24, 2, 2], [6, 32, 2, 2], [6, 6
 
 /**
  * Where Swin V2 at window 7 traced at 64 x 64 holds: its second stage shifts its windows along
- * both sides (8 tokens padded to 14) from 60 on. The undeclared trace's refusal names this
- * declaration (below), and describePorts traces with it against PyTorch in both engines.
+ * both sides (8 tokens padded to 14) from 60 on. The undeclared trace's refusal names h from 60
+ * and w from 4 (below: an If on w), and describePorts traces with this against PyTorch in both
+ * engines.
  */
 const SWIN_V2_W7_FROM = { h: 60, w: 60 };
 
@@ -91,28 +93,37 @@ describe('Swin V2 at window 7 with symbolic H and W undeclared', () => {
   // trace is cut on h at 60, and the piece from 60 traced alone (cut on w where it must: a cut
   // inside a piece); the piece below, cut again at 59, meets the roll's arange start (3, and 0 at
   // a run at w = 7) fitting more than one form that no further run can tell apart, and is refused
-  // at the roll, naming the declaration of the piece that held (h from 60, w free); describePorts
-  // traces with SWIN_V2_W7_FROM above, right against PyTorch in both engines.
-  test('refused at the roll\'s start (SymbolicShape), naming the declaration that holds', () => {
+  // at the roll, naming the whole declaration of the piece that held (h from 60, w from 4, where
+  // the patch embedding first answers): pasted, it traces in one round (an If on w at 32 and 60),
+  // right in both engines; describePorts traces with SWIN_V2_W7_FROM above against PyTorch.
+  test('refused at the roll\'s start (SymbolicShape), naming the declaration that holds; pasted, it traces', () => withTraced((keep, trace) => {
     om.manualSeed(0);
     const net = new SwinTransformer([4, 4], 12, [2, 2], [3, 6], [7, 7], {
       numClasses: 10, block: SwinTransformerBlockV2, downsampleLayer: PatchMergingV2,
     }).eval();
     const x = om.randn([2, 3, 64, 64], { seed: 1 });
     try {
+      let dims;
       assert.throws(() => om.trace(net, { x: [x, ['batch', null, 'h', 'w']] }), (e) => {
         assert.ok(e instanceof om.TraceError && e.kind === 'SymbolicShape', String(e));
         assert.match(e.message, /^trace: the model changes at a size threshold of 'h' \(at 60\), and the piece below it \(traced at h=59\) is refused: /);
         assert.match(e.message, /arange \(call \d+\): the start is 0 at batch=\d+, h=\d+, w=7, where the model gives an answer that the graph would not/);
-        assert.ok(e.message.includes(`declare om.Dim('h', { min: ${SWIN_V2_W7_FROM.h} }) for the graph from there`), e.message);
+        assert.ok(e.message.includes(`declare om.Dim('h', { min: ${SWIN_V2_W7_FROM.h} }), om.Dim('w', { min: 4 }) for the graph from there`), e.message);
         assert.match(e.message, /\(at \S*examples\/torchvision\/swin_transformer\.mjs:92:\d+\)$/, 'the roll\'s source line');
+        ({ dims } = suggestedDims(e.message));
         return true;
       });
+      const tm = trace(net, { x: [x, ['batch', null, dims.get('h'), dims.get('w')]] });
+      assert.deepEqual(Object.fromEntries(tm.symbols.map((s) => [s.name, s.min])), { batch: 1, h: 60, w: 4 });
+      for (const [shape, seed] of [[[1, 3, 60, 4], 2], [[1, 3, 61, 33], 3], [[2, 3, 64, 64], 1]]) {
+        const xi = om.randn(shape, { seed });
+        keep(tm, { x: xi }, net.forward(xi), `eager at [${shape}]`);
+      }
     } finally {
       net.dispose();
       x.dispose();
     }
-  });
+  }));
 });
 
 describe('configuration errors and sizes torchvision refuses', () => {

@@ -106,13 +106,11 @@ export function assignments(symbols, zero = [], multiples = new Map(), far = [])
 }
 
 /**
- * Whether the declaration a SymbolicShape refusal suggests (the last run of om.Dim(...)s after
- * "declare " or "holds for the sizes ") makes the trace hold: the model traced again, each symbol
- * it names declared so, on inputs at the example sizes (moved up to the next multiple where the
- * refusal says to trace with example sizes that are multiples). { holds: true, declared } |
- * { holds: false, declared, message } (the new error) | null when the refusal suggests none.
+ * The declaration a SymbolicShape refusal suggests (the last run of om.Dim(...)s after "declare "
+ * or "holds for the sizes "): { declared (its text), dims (a Map from each symbol it names to its
+ * om.Dim) }, or null when it suggests none.
  */
-export function checkSuggestion(model, spec, message) {
+export function suggestedDims(message) {
   const runs = [...message.matchAll(/(?:declare |holds for the sizes )((?:om\.Dim\('[^']+', \{ [^}]* \}\)(?:, )?)+)/g)];
   if (!runs.length) return null;
   const declared = runs[runs.length - 1][1].replace(/, $/, '');
@@ -120,6 +118,19 @@ export function checkSuggestion(model, spec, message) {
   for (const [, name, body] of declared.matchAll(/om\.Dim\('([^']+)', \{ ([^}]*) \}\)/g)) {
     dims.set(name, om.Dim(name, Object.fromEntries(body.split(', ').map((kv) => kv.split(': ')).map(([k, v]) => [k, Number(v)]))));
   }
+  return { declared, dims };
+}
+
+/**
+ * Whether the declaration a SymbolicShape refusal suggests (the last run of om.Dim(...)s after
+ * "declare " or "holds for the sizes ") makes the trace hold: the model traced again, each symbol
+ * it names declared so, on inputs at the example sizes (moved up to the next multiple where the
+ * refusal says to trace with example sizes that are multiples). { holds: true, declared } |
+ * { holds: false, declared, message } (the new error) | null when the refusal suggests none.
+ */
+export function checkSuggestion(model, spec, message) {
+  const { declared, dims } = suggestedDims(message) ?? {};
+  if (!declared) return null;
   const sizes = Object.fromEntries(symbolsOf(spec));
   const moveToMultiple = /trace with example sizes that are/.test(message);
   for (const [name, d] of dims) if (moveToMultiple && name in sizes) sizes[name] = Math.ceil(sizes[name] / d.multipleOf) * d.multipleOf;
