@@ -110,7 +110,7 @@ static uint64_t used_symbols(const om_lower *l) {
 
 /* Of the symbols in syms, those the values (a0 here, vals[r] in each run with a partner) could be
  * a function of alone: equal sizes give equal values, and larger ones never smaller (or never
- * larger), or some size repeats. Those are the symbols the more runs move (all of syms when
+ * larger), or some size other than the example's repeats. Those are the symbols the more runs move (all of syms when
  * none is, or when syms has two or fewer). */
 static uint64_t moving_symbols(const om_lower *l, uint64_t syms, int64_t a0, const int64_t *vals) {
   const om_trace *tr = l->tr;
@@ -124,7 +124,11 @@ static uint64_t moving_symbols(const om_lower *l, uint64_t syms, int64_t a0, con
       for (int q = r + 1; q < tr->runs.n; q++) {
         if ((r >= 0 && !l->rc[r]) || !l->rc[q]) continue;
         int64_t sa = r < 0 ? v0[k] : tr->runs.v[r].v[k], sb = tr->runs.v[q].v[k], va = r < 0 ? a0 : vals[r], vb = vals[q];
-        if (sa == sb) repeats = true, same &= va == vb;
+        /* a repeat at the example's size tells nothing: every symbol is at its example in the
+         * runs that move another alone (the far runs of one symbol, the more runs), so a value
+         * of another symbol alone repeats there too (a window's pad of the width, at batch 3,
+         * looked a function of the batch and the height, which took the more runs first) */
+        if (sa == sb) repeats |= sa != v0[k], same &= va == vb;
         if ((sa < sb && va > vb) || (sa > sb && va < vb)) up = false;
         if ((sa < sb && va < vb) || (sa > sb && va > vb)) down = false;
       }
