@@ -110,8 +110,8 @@ static uint64_t used_symbols(const om_lower *l) {
 
 /* Of the symbols in syms, those the values (a0 here, vals[r] in each run with a partner) could be
  * a function of alone: equal sizes give equal values, and larger ones never smaller (or never
- * larger), or some size other than the example's repeats. Those are the symbols the more runs move (all of syms when
- * none is, or when syms has two or fewer). */
+ * larger), or some size other than the example's repeats. Those are the symbols the more runs
+ * move (all of syms when none is, or when syms has two or fewer). */
 static uint64_t moving_symbols(const om_lower *l, uint64_t syms, int64_t a0, const int64_t *vals) {
   const om_trace *tr = l->tr;
   int64_t v0[64];
