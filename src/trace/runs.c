@@ -2605,8 +2605,8 @@ static bool branched_answers(const om_trace *tr) {
 
 /* The most elements the re-example (absent.c) may make, as a multiple of the example's: the model
  * is traced again there with real tensors, so that bounds what the trace costs next to tracing
- * at the example (SAM's encoder traced at 2 x 80 x 40 re-examples at 2 x 88 x 48, 1.6 times its
- * elements, instead of 21 x 647 x 329, the one far run making every pad, whose global attention
+ * at the example (SAM's encoder traced at 2 x 80 x 40 re-examples at 2 x 80 x 48, 60 tokens to
+ * the example's 50, instead of 21 x 647 x 329, a far run that pads too, whose global attention
  * alone is 3.6 GB). */
 #define OM_REEXAMPLE_GROWTH 8
 
