@@ -1114,19 +1114,23 @@ TEST(window_pad_at_any_batch) {
   }
 }
 
-/* A pad only where W % 5 != 0 and an attention over every position of the batch: memory as
- * (B H W)^2. Traced at a multiple, the model is traced again where it pads (absent.c): once at
- * the one far run that pads, 21 x 71 x 89 (72 GB of scores: OutOfMemory), now near the example
- * (runs.c, cheaper_reexample). */
+/* SAM's window padding in small: the width pooled by 8 (a patch), padded to whole windows of 5
+ * only where the pooled width is not one, then an attention over every position of the batch:
+ * memory as (B H W / 8)^2. Traced at a multiple (40: 5 patches), the near runs and the far ones
+ * at 81 and 122 pad nothing; the runs that pad are the far run of every symbol (21 x 71 x 329)
+ * and the width's alone (2 x 8 x 2573). The rule before (the smallest largest size) took the
+ * first, 18 GB of scores; now the one of fewer elements, moved down to 2 x 8 x 48 (runs.c,
+ * cheaper_reexample). */
 static int attend_all(om_tensor *const *in, om_tensor **out) {
-  int64_t w = om_tensor_shape(in[0])[3];
-  om_tensor *y = w % 5 ? om_pad(in[0], (int64_t[]){0, 5 - w % 5}, 2, OM_PAD_CONSTANT, 0) : om_tensor_retain(in[0]);
-  om_tensor *f = y ? om_reshape(y, (int64_t[]){-1, 1}, 2) : NULL, *ft = f ? om_transpose(f, 0, 1) : NULL;
+  om_tensor *y = om_avg_pool2d(in[0], (int64_t[]){1, 8}, NULL, NULL, false, true);
+  int64_t w = y ? om_tensor_shape(y)[3] : 0;
+  om_tensor *p0 = !y ? NULL : w % 5 ? om_pad(y, (int64_t[]){0, 5 - w % 5}, 2, OM_PAD_CONSTANT, 0) : om_tensor_retain(y);
+  om_tensor *f = p0 ? om_reshape(p0, (int64_t[]){-1, 1}, 2) : NULL, *ft = f ? om_transpose(f, 0, 1) : NULL;
   om_tensor *s = ft ? om_matmul(f, ft) : NULL, *p = s ? om_softmax(s, -1) : NULL, *a = p ? om_matmul(p, f) : NULL;
-  om_tensor *r = a ? om_reshape(a, om_tensor_shape(y), 4) : NULL;
+  om_tensor *r = a ? om_reshape(a, om_tensor_shape(p0), 4) : NULL;
   out[0] = r ? om_slice(r, 3, 0, w, 1) : NULL;
-  om_tensor *t[] = {y, f, ft, s, p, a, r};
-  om__release_all(t, 7);
+  om_tensor *t[] = {y, p0, f, ft, s, p, a, r};
+  om__release_all(t, 8);
   return out[0] ? 1 : -1;
 }
 
@@ -1148,13 +1152,13 @@ static int dead_product(om_tensor *const *in, om_tensor **out) {
 }
 
 TEST(reexample_within_memory) {
-  om_tensor *ex = om_randn((int64_t[]){2, 1, 8, 10}, 4, 5, true);
+  om_tensor *ex = om_randn((int64_t[]){2, 1, 8, 40}, 4, 5, true);
   CHECK(om_trace_begin());
   om_traced_model *m = om_test_trace(attend_all, ex, (const char *[]){"B", NULL, "H", "W"}, 1);
   CHECK(m && om_test_count_op(m, "Pad") == 1);
   om_session *sess = m ? om_session_create(m, NULL) : NULL;
-  for (int64_t w = 7; sess && w <= 15; w++) {
-    om_tensor *x = om_randn((int64_t[]){1 + w % 3, 1, 2 + w % 4, w}, 4, (uint64_t)w, true);
+  for (int64_t w = 8; sess && w <= 88; w += 8) { /* pooled widths 1 to 11: every residue of 5 */
+    om_tensor *x = om_randn((int64_t[]){1 + w % 3, 1, 2 + w % 4, w + w % 5}, 4, (uint64_t)w, true);
     session_agrees(sess, attend_all, x);
     om_tensor_release(x);
   }
