@@ -820,7 +820,8 @@ typedef struct om_thread_state {
   int64_t live_tensors, live_bytes;
   /* while the tracer checks a rolled loop far above the example with real tensors (branch.c,
    * roll_loop): the most live bytes storages may reach, 0 for no limit, and whether a storage
-   * was refused for it (the check then skips that size instead of growing the heap for it) */
+   * was refused for it (the check then skips that size instead of growing the heap for it); also
+   * while it traces the model again at a re-example's sizes (branch.c, om__branch_reexample) */
   int64_t bytes_cap;
   bool cap_hit;
   om_record *dead_records; /* records at refcount 0 whose inputs are still to be released */

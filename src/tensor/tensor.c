@@ -200,7 +200,7 @@ om_storage *om__storage_new(uint64_t nbytes, bool zero, const char *who) {
   om_thread_state *st = om__state();
   if (st->bytes_cap && (st->live_bytes >= st->bytes_cap || nbytes > (uint64_t)(st->bytes_cap - st->live_bytes))) {
     st->cap_hit = true;
-    return om__fail(OM_ERR_OUT_OF_MEMORY, "%s: %llu bytes would pass the %lld MB the tracer lets a check far above the example use",
+    return om__fail(OM_ERR_OUT_OF_MEMORY, "%s: %llu bytes would pass the %lld MB the tracer lets a run at sizes other than the example's use",
                     who, (unsigned long long)nbytes, (long long)(st->bytes_cap >> 20)), NULL;
   }
   om_storage *s = cache_take(&st->cache.storages, sizeof *s);

@@ -154,6 +154,22 @@ static bool can_be_example(const om_trace *tr, const int64_t *v) {
   return true;
 }
 
+int64_t om__run_elements(const om_run *run) {
+  int64_t sum = 0;
+  for (int q = 0; q < run->live.n; q++) {
+    const om_runcall *c = &run->calls.v[run->live.v[q]];
+    int64_t shape[OM_MAX_DIMS];
+    int nd;
+    for (int j = 0; c->out >= 0 && j < run->pool.v[c->out]; j++) {
+      if (!om__runcall_output(run, c, j, &nd, shape)) continue;
+      int64_t n = 1;
+      for (int d = 0; d < nd && n > 0; d++) n = shape[d] > 0 && n > INT64_MAX / shape[d] ? INT64_MAX : n * shape[d];
+      sum = n > INT64_MAX - sum ? INT64_MAX : sum + n;
+    }
+  }
+  return sum;
+}
+
 void om__run_neutral(om_trace *tr, om_run *run) {
   const om_run *b = &tr->base;
   int missing = b->live.n - run->live.n;
@@ -161,15 +177,14 @@ void om__run_neutral(om_trace *tr, om_run *run) {
       can_be_example(tr, run->v) && makes_more(b, run)) {
     /* the run that makes the most such calls (Swin's pads of the height, of the width and of a
      * merge: where it makes them all, the other runs only lack some, which absent.c gives), then
-     * of the smallest sizes: the trace again costs least there */
-    int64_t big = 0, was = 0;
-    for (int k = 0; k < tr->symbols.n; k++) {
-      big = run->v[k] > big ? run->v[k] : big;
-      was = tr->reexample_v[k] > was ? tr->reexample_v[k] : was;
-    }
-    if (!tr->reexample || run->live.n > tr->reexample_calls || (run->live.n == tr->reexample_calls && big < was)) {
+     * of the fewest elements: the model is traced again there with real tensors, so its memory
+     * is what that costs (a far run of SAM's encoder, batch 21 at 647 x 329, holds 3.6 GB of
+     * attention; runs.c's cheaper_reexample looks for sizes nearer the example) */
+    int64_t cost = om__run_elements(run);
+    if (!tr->reexample || run->live.n > tr->reexample_calls || (run->live.n == tr->reexample_calls && cost < tr->reexample_cost)) {
       memcpy(tr->reexample_v, run->v, sizeof tr->reexample_v);
       tr->reexample_calls = run->live.n;
+      tr->reexample_cost = cost;
     }
     tr->reexample = true;
   }

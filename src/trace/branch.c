@@ -857,10 +857,12 @@ static int roll_loop(const cut *c, om_tensor **outputs, uint64_t seed, uint64_t 
        * not checked, as where the model fails, rather than the heap grown for it or the trace
        * ended with OutOfMemory (traced.symbols' checked range says which sizes were run) */
       bool far_check = q == 7 || q == 8;
-      if (far_check) st->bytes_cap = st->live_bytes + OM_LOOP_FAR_BYTES, st->cap_hit = false;
+      int64_t outer = st->bytes_cap; /* a re-example's cap (om__branch_reexample) stays the limit around it */
+      if (far_check && (!outer || st->live_bytes + OM_LOOP_FAR_BYTES < outer)) st->bytes_cap = st->live_bytes + OM_LOOP_FAR_BYTES;
+      if (far_check) st->cap_hit = false;
       n = agrees ? c->fn(c->ctx, in, n_in, outs, c->max_outputs) : -1;
       bool capped = far_check && st->cap_hit;
-      st->bytes_cap = 0, st->cap_hit = false;
+      st->bytes_cap = outer, st->cap_hit = false;
       if (n < 0 && far_check && (om_last_error() != OM_ERR_OUT_OF_MEMORY || capped)) {
         om_clear_error(); /* far above, where the model itself fails or passes the cap: no answer to disagree with */
         om__release_all(in, n_in);
@@ -1146,6 +1148,8 @@ int om_traced_symbol_branches(const om_traced_model *m, int i, int64_t *ranges, 
 
 /* ---- calls made only at some sizes, traced where the model makes them (absent.c) ---- */
 
+#define OM_REEXAMPLE_BYTES ((int64_t)256 << 20) /* the memory a re-example may take past 8 bytes per element its run logged */
+
 int om__branch_reexample(om_trace *tr, const om_symbol *declared, om_trace_fn fn, void *ctx, om_tensor **outputs,
                          int max_outputs, int n, uint64_t seed, uint64_t offset) {
   om_thread_state *st = om__state();
@@ -1154,6 +1158,7 @@ int om__branch_reexample(om_trace *tr, const om_symbol *declared, om_trace_fn fn
   cut c = {.tr = tr, .k = -1, .syms = calloc((size_t)n_in + 1, sizeof *c.syms)};
   om_tensor **outs = calloc((size_t)max_outputs, sizeof *outs), *in[64] = {0};
   if (!c.syms || !outs) return free(c.syms), free(outs), om__trace_fail(OM_ERR_OUT_OF_MEMORY, "trace_run: out of memory"), -1;
+  char oom[256] = ""; /* the trace at those sizes ran out of memory: its message */
   int in_i, in_d;
   cut_syms(&c, &in_i, &in_d);
   /* the example's inputs at the run's sizes (each symbol's axes repeated or cut), made outside
@@ -1189,13 +1194,22 @@ int om__branch_reexample(om_trace *tr, const om_symbol *declared, om_trace_fn fn
     }
     for (int q = 0; ok && q < tr->params.n; q++) ok = om_trace_parameter(tr->params.v[q].name, tr->params.v[q].view);
     st->rng_seed = seed, st->rng_offset = offset;
+    /* the trace at those sizes makes real tensors: at most OM_REEXAMPLE_BYTES more than the
+     * elements its run logged could hold (runs.c chose the sizes within a multiple of the
+     * example's elements), so that a model that needs more ends loudly (below) rather than
+     * growing the heap until it fails anywhere */
+    int64_t cap = st->bytes_cap, want = st->live_bytes + OM_REEXAMPLE_BYTES +
+                                        (tr->reexample_cost < INT64_MAX / 16 ? 8 * tr->reexample_cost : INT64_MAX / 2);
+    if (!cap || want < cap) st->bytes_cap = want;
     int got = ok ? om__trace_run(fn, ctx, outs, max_outputs, tr->runner) : -1;
+    st->bytes_cap = cap;
     const char **names = got >= 0 ? om__alloc(sizeof *names * (size_t)(got ? got : 1), "trace_run") : NULL;
     for (int j = 0; names && j < got; j++)
       if (!(names[j] = om__arena_printf(&sub->g.arena, "out%d", j))) names[j] = "out";
     m = names ? om_trace_finish(outs, names, got) : NULL;
     free(names);
     if (got > 0) om__release_all(outs, got);
+    if (!m && om_last_error() == OM_ERR_OUT_OF_MEMORY) snprintf(oom, sizeof oom, "%.250s", st->err_msg);
     if (om_trace_active()) om_trace_abort();
   }
   om__release_all(in, n_in);
@@ -1216,6 +1230,14 @@ int om__branch_reexample(om_trace *tr, const om_symbol *declared, om_trace_fn fn
     free(outs);
     om_traced_release(m);
     om_error_kind kind = om_last_error();
+    if (oom[0]) { /* the trace at those sizes ran out: said so, with the sizes, not as the heap's failure */
+      char sizes[160];
+      om__run_sizes(tr, tr->reexample_v, ~(uint64_t)0, sizes, sizeof sizes);
+      return om__trace_fail(OM_ERR_TRACE_SYMBOLIC_SHAPE, "trace_run: the example's run lacks calls (a pad, a slice or an "
+                            "interpolate) that the model makes at %s; traced again there, so that one graph holds where it "
+                            "makes them and where not, the model ran out of memory (%.200s); trace with an example at which "
+                            "it makes them", sizes, oom), -1;
+    }
     if (kind == OM_ERR_OUT_OF_MEMORY) return om__trace_fail(kind, "trace_run: out of memory"), -1;
     if (kind == OM_ERR_TRACE_SYMBOLIC_SHAPE && strstr(st->err_msg, "declare"))
       snprintf(tr->reexample_msg, sizeof tr->reexample_msg, "%s", st->err_msg);

@@ -110,27 +110,34 @@ static uint64_t used_symbols(const om_lower *l) {
 
 /* Of the symbols in syms, those the values (a0 here, vals[r] in each run with a partner) could be
  * a function of alone: equal sizes give equal values, and larger ones never smaller (or never
- * larger), or some size repeats. Those are the symbols the more runs move (all of syms when
- * none is, or when syms has two or fewer). */
+ * larger), or some size repeats. Those are the symbols the more runs move (all of syms when none
+ * is, or when syms has two or fewer). A size repeated at the example is weaker evidence than one
+ * repeated elsewhere: every symbol is at its example in the runs that move another alone (the far
+ * runs of one symbol, the more runs), so where the value happens to be the example's there too, a
+ * value of another symbol alone repeats there as well (a window's pad of the pooled width at
+ * batch 3 looked a function of the batch and the height, which took the more runs first and left
+ * the width too few). So where some symbols are seen so elsewhere, only those move. */
 static uint64_t moving_symbols(const om_lower *l, uint64_t syms, int64_t a0, const int64_t *vals) {
   const om_trace *tr = l->tr;
   int64_t v0[64];
   om__run_example(tr, v0);
-  uint64_t out = 0;
+  uint64_t out = 0, elsewhere = 0;
   for (int k = 0; k < tr->symbols.n; k++) {
     if (!(syms >> k & 1)) continue;
-    bool up = true, down = true, same = true, repeats = false;
+    bool up = true, down = true, same = true, repeats = false, repeats_elsewhere = false;
     for (int r = -1; r < tr->runs.n; r++)
       for (int q = r + 1; q < tr->runs.n; q++) {
         if ((r >= 0 && !l->rc[r]) || !l->rc[q]) continue;
         int64_t sa = r < 0 ? v0[k] : tr->runs.v[r].v[k], sb = tr->runs.v[q].v[k], va = r < 0 ? a0 : vals[r], vb = vals[q];
-        if (sa == sb) repeats = true, same &= va == vb;
+        if (sa == sb) repeats = true, repeats_elsewhere |= sa != v0[k], same &= va == vb;
         if ((sa < sb && va > vb) || (sa > sb && va < vb)) up = false;
         if ((sa < sb && va < vb) || (sa > sb && va > vb)) down = false;
       }
     /* a function of k alone: monotone, or seen equal wherever k repeats (a parity is not monotone) */
     if (same && (up || down || repeats)) out |= (uint64_t)1 << k;
+    if (same && (up || down || repeats_elsewhere)) elsewhere |= (uint64_t)1 << k;
   }
+  if (elsewhere) out = elsewhere;
   /* two symbols or fewer: both move (a parity can look monotone in the other at a few sizes) */
   return out && __builtin_popcountll(syms) > 2 ? out : syms;
 }

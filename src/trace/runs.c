@@ -2603,6 +2603,54 @@ static bool branched_answers(const om_trace *tr) {
   return true;
 }
 
+/* The most elements the re-example (absent.c) may make, as a multiple of the example's: the model
+ * is traced again there with real tensors, so that bounds what the trace costs next to tracing
+ * at the example (SAM's encoder traced at 2 x 80 x 40 re-examples at 2 x 80 x 48, 60 tokens to
+ * the example's 50, instead of 21 x 647 x 329, a far run that pads too, whose global attention
+ * alone is 3.6 GB). */
+#define OM_REEXAMPLE_GROWTH 8
+
+/* The steps above the example the search for a cheaper re-example tries, per symbol: near ones
+ * every size (a window's padding appears one size up), then spread out (a patch times a window). */
+static const int64_t reexample_steps[] = {0, 1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128};
+
+/* The runs tell the sizes where the model makes calls the example's run lacks (absent.c), and of
+ * those the cheapest run's (tr->reexample_v); those are often far runs, every symbol at 8 times
+ * its example. This moves each symbol in turn down towards its example, one shape-only run at a
+ * time at the example plus each of reexample_steps, and keeps the first size at which the run
+ * still makes as many calls (om__run_neutral takes it: of the runs with the most calls, the one of
+ * the fewest elements). Then, where even that run makes more than OM_REEXAMPLE_GROWTH times the
+ * example's elements, the model is not traced again there (the trace goes on as without it).
+ * The runs are apart from the trace's (no fit reads them). false when the trace ended. */
+static bool cheaper_reexample(const run_ctx *rc) {
+  om_trace *tr = rc->tr;
+  if (!tr->reexample || tr->reexampled) return true;
+  om_thread_state *st = om__state();
+  int64_t v0[64], calls = tr->calls;
+  om_trace_phase phase = tr->phase;
+  om_run *cur = tr->cur;
+  om__run_example(tr, v0);
+  for (int k = 0; k < tr->symbols.n; k++) {
+    for (size_t i = 0; i < sizeof reexample_steps / sizeof *reexample_steps; i++) {
+      int64_t x = v0[k] + reexample_steps[i];
+      if (x >= tr->reexample_v[k]) break;
+      if (x < tr->symbols.v[k].vmin || x > tr->symbols.v[k].vmax) continue;
+      om_run run = {.n_outputs = -1};
+      memcpy(run.v, tr->reexample_v, sizeof run.v);
+      run.v[k] = x;
+      st->rng_seed = rc->seed, st->rng_offset = rc->offset;
+      bool ok = run_other(tr, &run, rc->fn, rc->ctx, rc->scratch, rc->max_outputs);
+      run_free(&run);
+      if (!ok) return false;
+      tr->phase = phase, tr->cur = cur, tr->calls = calls;
+      if (tr->reexample_v[k] == x) break; /* as many calls, fewer elements: taken */
+    }
+  }
+  int64_t base = om__run_elements(&tr->base);
+  if (base > 0 && tr->reexample_cost / OM_REEXAMPLE_GROWTH > base) tr->reexample = false;
+  return true;
+}
+
 int om__trace_run(om_trace_fn fn, void *ctx, om_tensor **outputs, int max_outputs, const om_graph_runner *runner) {
   om_trace *tr = om__need_trace("trace_run");
   if (!tr) return -1;
@@ -2640,6 +2688,7 @@ int om__trace_run(om_trace_fn fn, void *ctx, om_tensor **outputs, int max_output
   tr->again_from = rec;
   uint32_t id = tr->id;
   int n;
+  if (!cheaper_reexample(&rc)) return free(ranges), -1;
   if (tr->reexample && !tr->reexampled) { /* calls the example's run lacks, made elsewhere: traced where it makes them */
     int got = om__branch_reexample(tr, ranges, fn, ctx, outputs, max_outputs, -1, seed, offset);
     if (got != 0) {
@@ -2745,6 +2794,10 @@ record:
   if (n > max_outputs) {
     om__release_all(outputs, max_outputs);
     om__trace_fail(OM_ERR_TRACE_INVALID_USAGE, "trace_run: %d outputs, room for %d", n, max_outputs);
+    return free(ranges), -1;
+  }
+  if (!cheaper_reexample(&rc)) {
+    om__release_all(outputs, n);
     return free(ranges), -1;
   }
   if (tr->reexample && !tr->reexampled) { /* calls the example's run lacks, made elsewhere: traced where it makes them */

@@ -163,6 +163,9 @@ void om__runs_free(om_trace *tr);
  * them with a neutral argument (a pad by 0, a slice of the whole axis, an interpolate to the same
  * size: absent.c); leaves it as it was otherwise. */
 void om__run_neutral(om_trace *tr, om_run *run);
+/* The elements the live calls of run (it returned) make, summed: what tracing the model at its
+ * sizes costs, in memory and time, next to another run's (saturates at INT64_MAX). */
+int64_t om__run_elements(const om_run *run);
 
 typedef enum om_trace_phase {
   OM_PHASE_MANUAL,  /* om_trace_begin .. om_trace_finish without om_trace_run */
@@ -275,6 +278,7 @@ struct om_trace {
   bool reexampled;           /* this trace is the one traced at such sizes */
   int64_t reexample_v[64];
   int reexample_calls;       /* the live calls of the run at reexample_v */
+  int64_t reexample_cost;    /* its elements (om__run_elements): of the runs with the most calls, the least */
   char reexample_msg[512];   /* the SymbolicShape refusal of the trace at reexample_v that names a
                               * declaration: said instead of this trace's own refusal, which is at
                               * a call such a run lacks, not where the model changes */

@@ -1107,6 +1107,114 @@ TEST(calls_at_some_residues) {
   }
 }
 
+/* The Session's output at x against the model's eager one, element by element (exactly: the
+ * same kernels). */
+static void session_agrees(om_session *sess, om_test_model model, om_tensor *x) {
+  om_tensor *want = NULL, *got = NULL;
+  CHECK(model(&x, &want) == 1 && om_session_run(sess, &x, 1, &got, 1) == 1);
+  CHECK(want && got && om_tensor_numel(want) == om_tensor_numel(got));
+  for (int d = 0; want && got && d < om_tensor_ndim(want); d++) CHECK_EQ_INT(om_tensor_shape(got)[d], om_tensor_shape(want)[d]);
+  for (int64_t k = 0; want && got && om_tensor_numel(want) == om_tensor_numel(got) && k < om_tensor_numel(want); k++)
+    CHECK(at(want, k) == at(got, k));
+  om_tensor_release(want);
+  om_tensor_release(got);
+}
+
+/* A window's padding of a pooled width, (5 - w % 5) % 5 of w = floor(W / 8). */
+static int pad_pooled_width(om_tensor *const *in, om_tensor **out) {
+  om_tensor *y = om_avg_pool2d(in[0], (int64_t[]){8, 8}, NULL, NULL, false, true);
+  int64_t w = y ? om_tensor_shape(y)[3] : 0;
+  out[0] = y ? om_pad(y, (int64_t[]){0, (5 - w % 5) % 5}, 2, OM_PAD_CONSTANT, 0) : NULL;
+  om_tensor_release(y);
+  return out[0] ? 1 : -1;
+}
+
+/* Traced with symbolic batch, height and width at batch 3 (and 5, 7) it was refused, at batch 2
+ * it traced: the batch's smallest run (1, a fixed size, so 2) made its run's other sizes near
+ * ones, the width's one far run fewer, and the more runs went first to the batch and the height,
+ * whose example sizes every run moving another symbol alone repeats (hooks.c, moving_symbols).
+ * Now one graph at every batch, right in the Session at every residue of w mod 5. */
+TEST(window_pad_at_any_batch) {
+  for (int64_t b0 = 2; b0 <= 7; b0 += b0 < 3 ? 1 : 2) {
+    om_tensor *ex = om_randn((int64_t[]){b0, 1, 9, 17}, 4, (uint64_t)b0, true);
+    CHECK(om_trace_begin());
+    om_traced_model *m = om_test_trace(pad_pooled_width, ex, (const char *[]){"B", NULL, "H", "W"}, 1);
+    CHECK(m != NULL);
+    om_session *sess = m ? om_session_create(m, NULL) : NULL;
+    for (int64_t w = 8; sess && w <= 48; w += 8)
+      for (int64_t b = 1; b <= 7; b += 3) {
+        om_tensor *x = om_randn((int64_t[]){b, 1, 8 + w % 24, w + b}, 4, (uint64_t)(w + b), true);
+        session_agrees(sess, pad_pooled_width, x);
+        om_tensor_release(x);
+      }
+    om_session_release(sess);
+    om_traced_release(m);
+    om_tensor_release(ex);
+  }
+}
+
+/* SAM's window padding in small: the width pooled by 8 (a patch), padded to whole windows of 5
+ * only where the pooled width is not one, then an attention over every position of the batch:
+ * memory as (B H W / 8)^2. Traced at a multiple (40: 5 patches), the near runs and the far ones
+ * at 81 and 122 pad nothing; the runs that pad are the far run of every symbol (21 x 71 x 329)
+ * and the width's alone (2 x 8 x 2573). The rule before (the smallest largest size) took the
+ * first, 18 GB of scores; now the one of fewer elements, moved down to 2 x 8 x 48 (runs.c,
+ * cheaper_reexample). */
+static int attend_all(om_tensor *const *in, om_tensor **out) {
+  om_tensor *y = om_avg_pool2d(in[0], (int64_t[]){1, 8}, NULL, NULL, false, true);
+  int64_t w = y ? om_tensor_shape(y)[3] : 0;
+  om_tensor *p0 = !y ? NULL : w % 5 ? om_pad(y, (int64_t[]){0, 5 - w % 5}, 2, OM_PAD_CONSTANT, 0) : om_tensor_retain(y);
+  om_tensor *f = p0 ? om_reshape(p0, (int64_t[]){-1, 1}, 2) : NULL, *ft = f ? om_transpose(f, 0, 1) : NULL;
+  om_tensor *s = ft ? om_matmul(f, ft) : NULL, *p = s ? om_softmax(s, -1) : NULL, *a = p ? om_matmul(p, f) : NULL;
+  om_tensor *r = a ? om_reshape(a, om_tensor_shape(p0), 4) : NULL;
+  out[0] = r ? om_slice(r, 3, 0, w, 1) : NULL;
+  om_tensor *t[] = {y, p0, f, ft, s, p, a, r};
+  om__release_all(t, 8);
+  return out[0] ? 1 : -1;
+}
+
+/* The same, and where it pads a product it never reads (dead: no run's elements count it) of
+ * (B H W)^2 floats, 430 MB at 2 x 64 x 81, past what the trace there may take. H is declared
+ * from 64 and W from 60 (a multiple), so that no run below the example pads: the cheapest that
+ * does is 2 x 64 x 81. */
+static int dead_product(om_tensor *const *in, om_tensor **out) {
+  int64_t w = om_tensor_shape(in[0])[3];
+  if (w % 5 == 0) return (out[0] = om_relu(in[0])) ? 1 : -1;
+  om_tensor *f = om_reshape(in[0], (int64_t[]){-1, 1}, 2), *ft = f ? om_transpose(f, 0, 1) : NULL;
+  om_tensor *dead = ft ? om_matmul(f, ft) : NULL;
+  om_tensor *y = dead ? om_pad(in[0], (int64_t[]){0, 5 - w % 5}, 2, OM_PAD_CONSTANT, 0) : NULL;
+  om_tensor *r = y ? om_slice(y, 3, 0, w, 1) : NULL;
+  out[0] = r ? om_relu(r) : NULL;
+  om_tensor *t[] = {f, ft, dead, y, r};
+  om__release_all(t, 5);
+  return out[0] ? 1 : -1;
+}
+
+TEST(reexample_within_memory) {
+  om_tensor *ex = om_randn((int64_t[]){2, 1, 8, 40}, 4, 5, true);
+  CHECK(om_trace_begin());
+  om_traced_model *m = om_test_trace(attend_all, ex, (const char *[]){"B", NULL, "H", "W"}, 1);
+  CHECK(m && om_test_count_op(m, "Pad") == 1);
+  om_session *sess = m ? om_session_create(m, NULL) : NULL;
+  for (int64_t w = 8; sess && w <= 88; w += 8) { /* pooled widths 1 to 11: every residue of 5 */
+    om_tensor *x = om_randn((int64_t[]){1 + w % 3, 1, 2 + w % 4, w + w % 5}, 4, (uint64_t)w, true);
+    session_agrees(sess, attend_all, x);
+    om_tensor_release(x);
+  }
+  om_session_release(sess);
+  om_traced_release(m);
+  om_tensor_release(ex);
+  /* where the trace there runs out of what it may take: SymbolicShape naming the sizes */
+  ex = om_randn((int64_t[]){2, 1, 64, 80}, 4, 1, true);
+  CHECK(om_trace_begin() && om_trace_dim("B", 1, 1, 0) && om_trace_dim("H", 1, 64, 0) && om_trace_dim("W", 1, 60, 0));
+  CHECK_ERROR(om_test_trace(dead_product, ex, (const char *[]){"B", NULL, "H", "W"}, 1) != NULL, OM_ERR_TRACE_SYMBOLIC_SHAPE,
+              "trace_run: the example's run lacks calls (a pad, a slice or an interpolate) that the model makes at B=2, H=64, "
+              "W=81; traced again there, so that one graph holds where it makes them and where not, the model ran out of "
+              "memory (matmul: ");
+  CHECK(!om_trace_active());
+  om_tensor_release(ex);
+}
+
 /* relu where batch and seq are equal and from 10 to 12, neg elsewhere: a band of the diagonal that
  * no line from the example (3, 5) crosses. */
 static int diagonal_band(om_tensor *const *in, om_tensor **out) {
@@ -1150,6 +1258,8 @@ int main(void) {
   RUN(loops_of_a_floor_division);
   RUN(loops_of_a_fraction_and_a_stop);
   RUN(calls_at_some_residues);
+  RUN(window_pad_at_any_batch);
+  RUN(reexample_within_memory);
   RUN(products_of_floors);
   RUN(points_off_the_lines);
   TEST_MAIN_END();

@@ -257,6 +257,35 @@ describe('calls made only at some residues: one graph, right at every size', () 
   });
 });
 
+describe('a window\'s padding of a pooled width, at any batch', () => {
+  // SAM's window_partition after a patch embedding: (5 - w % 5) % 5 of w = floor(W / 8). Traced at
+  // batch 3 (5, 7) with symbolic batch, height and width it was refused, at batch 2 it traced: the
+  // batch's smallest run made its run's other sizes near ones (one far width fewer), and the more
+  // runs went first to the batch and the height, which looked like what the pad is a function of
+  // (every run moving another symbol alone repeats their example sizes). Now one graph at every
+  // batch, right in both engines at batches 1 to 7 and every residue of w mod 5.
+  const windowPad = (x) => {
+    const y = F.avgPool2d(x, 8);
+    return F.pad(y, [0, (5 - (y.shape[3] % 5)) % 5]);
+  };
+  test('F.pad(F.avgPool2d(x, 8), [0, (5 - w % 5) % 5]) traced at batches 2, 3, 5 and 7', async () => {
+    await withTraced((keep) => {
+      for (const b0 of [2, 3, 5, 7]) {
+        const ex = om.randn([b0, 1, 9, 17], { seed: b0 });
+        const tm = om.trace(fn(windowPad), { x: [ex, ['B', null, 'H', 'W']] });
+        assert.deepEqual(ops(tm).filter((o) => o === 'Pad' || o === 'If'), ['Pad'], `batch ${b0}`);
+        keep(tm, { x: ex }, windowPad(ex), `batch ${b0}: the example`, fn(windowPad));
+        for (const b of [1, 2, 3, 5, 7]) {
+          for (const w of [40, 8, 16, 24, 32, 47]) { // w = floor(W / 8): every residue mod 5, and 5 at 47
+            const x = om.randn([b, 1, 8 + (w % 3), w], { seed: b * 100 + w });
+            keep(tm, { x }, windowPad(x), `batch ${b0}: at ${x.shape}`);
+          }
+        }
+      }
+    });
+  });
+});
+
 describe('chunk and split along a symbolic axis', () => {
   test('x.chunk(3, 3): traced over the range, pieces of ceil(W / 3), right where there are fewer pieces too', async () => {
     await withTraced((keep) => {
