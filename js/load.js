@@ -270,7 +270,12 @@ async function instantiate(threaded, locateFile) {
   // printErr: the glue's warnings, in the package's terms (its default, console.warn, in Node.js writes to stderr)
   const opts = isNode ? { locateFile } : { locateFile, printErr: (text) => console.warn(glueWarning(text)) };
   if (threaded) {
-    opts.omWorkers = Math.max(0, Math.min(4, await cores()) - 1); // started with the module
+    // the threads the kernels may use: the cores, up to 4 (om.setNumThreads caps at it)
+    opts.omThreadCap = Math.max(1, Math.min(4, await cores()));
+    // the pool, started with the module: the other threads, and at least one, since Emscripten
+    // 3.1.6's glue starts the module once each of the pool's workers has loaded and, with none,
+    // never starts it (ready() would not settle on a 1-core machine)
+    opts.omWorkers = Math.max(1, opts.omThreadCap - 1);
     let dir = new URL('./', glueUrl).href;
     if (isNode) { // the glue's Node code wants CommonJS's require and __dirname (wasm/node-require.js)
       const { createRequire } = await nodeBuiltin('node:module');
@@ -322,7 +327,7 @@ async function instantiate(threaded, locateFile) {
     if (e instanceof OmError) throw e;
     throw loadError(`${name} failed to start (${e?.message ?? e})`);
   }
-  mod.omThreadCap = threaded ? opts.omWorkers + 1 : 1;
+  mod.omThreadCap = threaded ? opts.omThreadCap : 1;
   // idle workers must not keep Node running (they sleep in Atomics.wait between jobs)
   if (isNode && threaded) for (const w of mod.PThread.unusedWorkers) w.unref();
   return mod;

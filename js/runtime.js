@@ -35,6 +35,10 @@ async function load(options) {
     throw new OmError('Load', `onemodel: the loaded onemodel.wasm is version ${cVersion} but the JS package is ${VERSION}: `
       + 'serve the .wasm of the same package (in a checkout of onemodel, rebuild with `npm run build`)');
   }
+  // the kernels' default thread count is the cap ready() chose (js/load.js): the C default counts
+  // the cores another way in Node.js (os.cpus(): every core online, where the process may be
+  // allowed fewer)
+  mod._omw_set_num_threads(mod.omThreadCap);
   opIds.clear();
   for (let i = 0, n = mod._omw_op_count(); i < n; i++) opIds.set(str(mod._omw_op_name(i)), i);
   dtypeCodes.clear();

@@ -182,10 +182,15 @@ test('examples/start.mjs (npm start) exports and verifies the whole zoo, one lin
   const { ZOO } = await import('../../examples/lib/workflow.mjs');
   const { createServer } = await import('node:net');
   const { spawn } = await import('node:child_process');
-  // a port that is free now: listen on 0, note it, close
-  const port = await new Promise((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => { const p = s.address().port; s.close(() => resolve(p)); });
+  // a port free now and below the range the system hands out for port 0 and outgoing connections
+  // (ip_local_port_range), from which the servers and browsers of the test files beside this one
+  // draw while the zoo exports (one could take a port noted there before start.mjs listens on it)
+  const [low] = readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/).map(Number);
+  const free = (p) => new Promise((resolve) => {
+    const s = createServer().once('error', () => resolve(false)).listen(p, '127.0.0.1', () => s.close(() => resolve(true)));
   });
+  let port = 10000 + Math.floor(Math.random() * (low - 10000));
+  while (!(await free(port))) port = port + 1 < low ? port + 1 : 10000;
   rmSync(new URL('build/start-test-c/', root), { recursive: true, force: true });
   const child = spawn(process.execPath, ['examples/start.mjs', '--out', 'build/start-test-c'], { cwd: root, env: { ...process.env, CI: '', PORT: String(port) } });
   try {

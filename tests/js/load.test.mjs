@@ -65,6 +65,31 @@ describe('ready() options', () => {
   });
 });
 
+describe('the cores the process may use', () => {
+  /** ready() in a fresh Node process allowed only the CPUs `cpus` (taskset): the threads and a product's bits (a hash). */
+  const loadOn = (cpus) => JSON.parse(execFileSync('taskset', ['-c', cpus, process.execPath, '--input-type=module', '-e', `
+    import * as om from 'onemodel';
+    import { createHash } from 'node:crypto';
+    import { availableParallelism, cpus } from 'node:os';
+    await om.ready();
+    const y = om.tidy(() => om.randn([300, 300], { seed: 1 }).matmul(om.randn([300, 300], { seed: 2 })));
+    const bits = createHash('sha256').update(y.toArray()).digest('hex');
+    console.log(JSON.stringify({ cores: availableParallelism(), online: cpus().length, threads: om.numThreads(), set: om.setNumThreads(4), bits }));
+  `], { encoding: 'utf8', cwd: ROOT, timeout: 120_000 }));
+  // the CPUs this process may use (a container or a CI runner may allow fewer than are online)
+  const allowed = readFileSync('/proc/self/status', 'utf8').match(/^Cpus_allowed_list:\s*(\S+)$/m)[1];
+
+  test('one core: ready() settles (the threaded build starts with one worker), one thread by default and at most', () => {
+    const one = loadOn(allowed.split(/[-,]/)[0]);
+    assert.equal(one.cores, 1);
+    assert.deepEqual([one.threads, one.set], [1, 1], `${one.online} cores online`);
+    const all = loadOn(allowed);
+    const most = Math.min(4, all.cores);
+    assert.deepEqual([all.threads, all.set], [most, most]);
+    assert.deepEqual(one.bits, all.bits, 'the same bits on one core as on all');
+  });
+});
+
 describe("the glue's warnings in a page", () => {
   test("Emscripten's warning that links outside the package is said in the package's terms; others pass as they are", () => {
     // the text Emscripten 3.1.6's threaded glue warns with when the page's main thread waits for a worker thread

@@ -99,18 +99,27 @@ const FILES = {
   // the import map of docs/install.md's page
   'importmap.html': page(`\n${installDoc('html', '<script type="importmap">').split('\n')[0]}\n`),
   'fail.js': FAIL,
-  // products large enough for the thread pool, until the main thread of the cross-origin-isolated page
-  // has waited for a worker (whether one op waits depends on which thread ends first): what the console was told
+  // a product large enough for the thread pool in the cross-origin-isolated page, then what the console
+  // is told when the page's main thread waits for a worker. Whether an op waits depends on which
+  // thread ends first (none may), so the page calls what then runs: the glue's own function that C's
+  // pthread_cond_wait calls on the main thread (an import of the .wasm, as js/load.js instantiates it)
   'matmul.js': `import * as om from 'onemodel';
 
+let glue;
+const instantiate = WebAssembly.instantiate;
+WebAssembly.instantiate = (module, imports) => { glue = imports; return instantiate(module, imports); };
 const warned = [];
 const warn = console.warn;
 console.warn = (...args) => { warned.push(args.join(' ')); warn(...args); };
 await om.ready();
 const a = om.randn([512, 512], { seed: 1 });
-let sum;
-for (let i = 0; i < 50 && !warned.length; i++) sum = om.tidy(() => a.matmul(a).sum().item());
-window.result = { threads: om.numThreads(), sum, warned };
+const sum = om.tidy(() => a.matmul(a).sum().item());
+const waited = warned.length;
+const blocking = glue?.env?.emscripten_check_blocking_allowed;
+if (typeof blocking !== 'function') throw new Error('the threaded glue has no import emscripten_check_blocking_allowed');
+blocking();
+blocking();
+window.result = { threads: om.numThreads(), sum, waited, warned };
 `,
   'matmul.html': page(`\n${installDoc('html', '<script type="importmap">').split('\n')[0]}\n`).replace('./main.js', './matmul.js'),
   'failing.html': page(`\n${installDoc('html', '<script type="importmap">').split('\n')[0]}\n`).replace('./main.js', './fail.js'),
@@ -298,12 +307,13 @@ export { total, wrong };
 
     /**
      * Opens url and waits for the app's window.result; returns it with the .wasm URLs the page
-     * fetched. Fails with the page's errors when it has any.
+     * fetched. Fails with the page's errors when it has any. cores: what navigator.hardwareConcurrency says.
      */
-    async function openPage(url) {
+    async function openPage(url, { cores } = {}) {
       const context = await browser.newContext();
       try {
         const p = await context.newPage();
+        if (cores) await p.addInitScript((n) => Object.defineProperty(Navigator.prototype, 'hardwareConcurrency', { get: () => n }), cores);
         const errors = [], wasm = [];
         p.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
         p.on('console', (m) => { if (m.type() === 'error') errors.push(`console: ${m.text()}`); });
@@ -354,7 +364,7 @@ export { total, wrong };
      * openPage on path of dir, served on 127.0.0.1 (web-demo/server.mjs); isolated: cross-origin
      * isolated (onemodel loads its threaded build where it finds it), else not (the single-thread build).
      */
-    const openApp = (dir, path, { isolated = false } = {}) => served(dir, (url) => openPage(new URL(path, url).href), { isolated });
+    const openApp = (dir, path, { isolated = false, cores } = {}) => served(dir, (url) => openPage(new URL(path, url).href, { cores }), { isolated });
 
     /** Asserts a failure is an OmError of kind Load whose message matches each of parts. */
     function assertLoad(failure, ...parts) {
@@ -538,17 +548,24 @@ export { total, wrong };
       }, { isolated: true });
     });
 
-    test('no bundler, cross-origin isolated: the page loads the threaded build and gets the same bits', async () => {
+    test('no bundler, cross-origin isolated: the page loads the threaded build and gets the same bits', async (t) => {
       const { result, wasm } = await openApp(app, 'importmap.html', { isolated: true });
       assert.deepEqual(wasm, [['/node_modules/onemodel/js/dist/onemodel-mt.wasm', 200]]);
       assert.deepEqual(result, expected);
-      // the main thread waits for the pool's workers: the console is told so once, in the package's terms, linking nowhere outside
+      // a 1-core machine: the threaded build starts (with one worker) and gives the same bits
+      const one = await openApp(app, 'importmap.html', { isolated: true, cores: 1 });
+      assert.deepEqual(one.wasm, [['/node_modules/onemodel/js/dist/onemodel-mt.wasm', 200]]);
+      assert.deepEqual(one.result, expected);
+      // the main thread waits for the pool's workers: the console is told so once (whether the
+      // product waited or not, and however often the glue says it), in the package's terms, linking nowhere outside
       const big = await openApp(app, 'matmul.html', { isolated: true });
+      assert.deepEqual(big.wasm, [['/node_modules/onemodel/js/dist/onemodel-mt.wasm', 200]]);
       const a = om.randn([512, 512], { seed: 1 });
       assert.equal(big.result.sum, om.tidy(() => a.matmul(a).sum().item()), 'the page\'s product has this process\'s bits');
       a.dispose();
       assert.ok(big.result.threads > 1, `${big.result.threads} threads in the page: the pool has no worker to wait for`);
       assert.deepEqual(big.result.warned, [glueWarning('Blocking on the main thread is very dangerous')]);
+      t.diagnostic(`the page's product ${big.result.waited ? 'waited' : 'did not wait'} for a worker`);
     });
   });
 });
