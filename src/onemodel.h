@@ -645,8 +645,8 @@ int om_traced_node_values(const om_traced_model *m, int i, bool outputs, const c
 int om_traced_aliases(const om_traced_model *m, int i, const char **names, int max);
 /** How many symbols m's inputs have (borrowed m; -1 on NULL). */
 int om_traced_symbol_count(const om_traced_model *m);
-/** Symbol i of m: its name and the sizes the graph holds for (multiples of multiple, min to max;
- *  max INT64_MAX: no bound), narrowed from its declaration where the model needs it (then why
+/** Symbol i of m: its name and the sizes the graph holds for (multiples of multiple, min to max,
+ *  both such multiples: a multiple of 14 declared from 1 has min 14; max INT64_MAX: no bound), narrowed from its declaration where the model needs it (then why
  *  names the call, else NULL). Outputs may be NULL; strings borrowed while m lives. */
 bool om_traced_symbol(const om_traced_model *m, int i, const char **name, int64_t *multiple, int64_t *min, int64_t *max,
                       const char **why);

@@ -154,13 +154,20 @@ void om__probe_candidate(om_lower *l, int j, int d, int x) {
 
 /* For an op that derives extents: output axes as functions of input i's axis e alone, found by
  * running infer with that axis at 48 consecutive sizes from the example's: f(x + P) = f(x) + A
- * for the smallest period P <= 16 (a stride, an upsampling's denominator) gives f(x) =
- * floor((A x + b) / P), b from the samples (unique, since they cover every residue). Each such f
- * of the axis's extent is a candidate; the probe checks it far beyond the samples. */
+ * for the smallest period P <= 24 (a stride, an upsampling's denominator: 20 for a scale factor
+ * of 0.35) gives f(x) = floor((A x + b) / P), b from the first P + 1 samples (unique, since they
+ * cover every residue). For an op given a double, and an axis that is one symbol's size, f may
+ * also be off at one of the samples (two steps): an extent it rounds from the double
+ * (interpolate by 0.7: floor(H * 0.7) is 62 at H = 90, where floor(7H / 10) is 63); the sizes
+ * where f is off become probes, which rule it out and name where it is off. Each such f of the
+ * axis's extent is a candidate; the probe checks it far beyond the samples. */
+/* floor(a / b) for b > 0. */
+static int64_t floordiv(int64_t a, int64_t b) { return a / b - (a % b != 0 && a < 0); }
+
 static void derived_candidates(probe *p, int i, int e) {
   om_lower *l = p->l;
   const om_call *c = l->c;
-  enum { N = 48 };
+  enum { N = 48, MAX_PERIOD = 24, MAX_MISS = 2 };
   static _Thread_local int64_t f[OM_MAX_OUTPUTS][OM_MAX_DIMS][N];
   int64_t x0 = c->in[i]->shape[e], v[64];
   om__run_example(l->tr, v);
@@ -171,22 +178,30 @@ static void derived_candidates(probe *p, int i, int e) {
     for (int j = 0; j < c->n_out; j++)
       for (int d = 0; d < c->out_meta[j].ndim; d++) f[j][d][t] = s.shape[j][d];
   }
-  int x = om__lower_in_ext(l, i, e);
+  int x = om__lower_in_ext(l, i, e), sym = -1;
+  for (int q = 0; c->attrs.n_f > 0 && q < l->tr->symbols.n; q++) /* the symbol whose size the axis is */
+    if (x == om__x_sym(l->tr, q) && l->tr->symbols.v[q].multiple == 1) sym = q;
   for (int j = 0; j < c->n_out; j++)
     for (int d = 0; d < c->out_meta[j].ndim; d++) {
       const int64_t *y = f[j][d];
-      for (int64_t period = 1; period <= 16; period++) {
+      /* exact steps first, at any period; then with two steps off (one size rounded otherwise) */
+      for (int64_t k = 0, period = 1; k < (sym >= 0 ? 2 : 1) * MAX_PERIOD; k++, period = k % MAX_PERIOD + 1) {
         int64_t a = y[period] - y[0];
-        bool ok = a != 0;
-        for (int t = 0; ok && t + period < N; t++) ok = y[t + period] - y[t] == a;
-        if (!ok) continue;
+        int miss = 0;
+        for (int t = 0; a != 0 && t + period < N; t++) miss += y[t + period] - y[t] != a;
+        if (a == 0 || miss > (k < MAX_PERIOD ? 0 : MAX_MISS)) continue;
         int64_t lo = INT64_MIN, hi = INT64_MAX; /* period y <= a x + b < period y + period */
-        for (int t = 0; t < N; t++) {
+        for (int t = 0; t <= period; t++) {
           int64_t xv = x0 + t, b0 = period * y[t] - a * xv;
           if (b0 > lo) lo = b0;
           if (b0 + period - 1 < hi) hi = b0 + period - 1;
         }
         if (lo > hi) break;
+        for (int t = 0; miss && t < N && p->n_extra < MAX_EXTRA; t++) /* where it is off: probes */
+          if (floordiv(a * (x0 + t) + lo, period) != y[t]) {
+            memcpy(p->extra[p->n_extra], v, sizeof v);
+            p->extra[p->n_extra++][sym] = x0 + t;
+          }
         int num = om__x_lin(l->tr, a, x, 0, -1, lo);
         if (num >= 0) om__probe_candidate(l, j, d, om__x_floordiv(l->tr, num, period));
         break;
@@ -385,9 +400,50 @@ static bool range_that_holds(probe *p, char *hint, size_t cap) {
   return true;
 }
 
+#define SCAN_STEPS (1 << 16) /* how far along a symbol's line candidate_range looks */
+
+/* Where candidate x of output j's axis d, taken at the example, gives infer's size along symbol
+ * k's line (the others at the example) up to the sizes v, where it does not: the first size above
+ * or below the example where it does not (*first) and the declaration of the range around the
+ * example where it does, written into hint ("; it holds for the sizes om.Dim('h', { max: 89 }):
+ * declare it"). Sizes where infer fails bound no range (the model fails there too, and the trace
+ * narrows to it). false when the scan finds no such size within SCAN_STEPS. */
+static bool candidate_range(probe *p, int x, int j, int d, int k, const int64_t *v, int64_t *first, char *hint,
+                            size_t cap) {
+  om_trace *tr = p->l->tr;
+  const om_symbol *s = &tr->symbols.v[k];
+  int64_t v0[64], at[64], lo = s->decl_vmin, hi = s->decl_vmax; /* the declared range: a probe may have narrowed it */
+  om__run_example(tr, v0);
+  bool up = v[k] > v0[k];
+  for (int side = 0; side < 2; side++) { /* the side of v first: its first size is the one named */
+    bool upward = side ? !up : up;
+    memcpy(at, v0, sizeof at);
+    for (int64_t step = 1; step <= SCAN_STEPS; step++) {
+      at[k] = upward ? v0[k] + step : v0[k] - step;
+      if (at[k] < s->decl_vmin || at[k] > s->decl_vmax) break;
+      static _Thread_local shapes sh;
+      const int64_t *one = at;
+      int zero = 0;
+      infer_at(p, at, -1, 0, 0, &sh);
+      if (!sh.ok || fits(tr, x, j, d, &one, &sh, &zero, 1)) continue;
+      if (upward) hi = at[k] - 1;
+      else lo = at[k] + 1;
+      if (!side) *first = at[k];
+      break;
+    }
+    if (!side && (upward ? hi : lo) == (upward ? s->decl_vmax : s->decl_vmin)) return false;
+  }
+  size_t n = (size_t)snprintf(hint, cap, "; it holds for the sizes om.Dim('%s', { ", s->name);
+  if (lo > s->decl_vmin) n += (size_t)snprintf(hint + n, n < cap ? cap - n : 0, "min: %lld%s", (long long)(lo * s->multiple), hi < s->decl_vmax ? ", " : "");
+  if (hi < s->decl_vmax) n += (size_t)snprintf(hint + n, n < cap ? cap - n : 0, "max: %lld", (long long)(hi * s->multiple));
+  if (s->multiple > 1) n += (size_t)snprintf(hint + n, n < cap ? cap - n : 0, ", multipleOf: %lld", (long long)s->multiple);
+  if (n < cap) snprintf(hint + n, cap - n, " }): declare it (om_trace_dim in C)");
+  return true;
+}
+
 /* Refuses the call: at the sizes v it fails (why, j < 0) or its output j's axis d is got, which
- * no candidate gives. */
-static bool refuse(probe *p, const int64_t *v, const char *why, int j, int d, int64_t got) {
+ * no candidate gives; x: the candidate that holds farthest from the example (-1: none). */
+static bool refuse(probe *p, const int64_t *v, const char *why, int j, int d, int64_t got, int x) {
   om_lower *l = p->l;
   om_trace *tr = l->tr;
   char sizes[160], hint[600] = "";
@@ -410,6 +466,25 @@ static bool refuse(probe *p, const int64_t *v, const char *why, int j, int d, in
   }
   if (m && n < sizeof hint) snprintf(hint + n, sizeof hint - n, " (om_trace_dim in C) and trace with example sizes that are");
   if (!m && j < 0) range_that_holds(p, hint, sizeof hint);
+  int k = -1, moved = 0;
+  int64_t v0[64], first = 0;
+  om__run_example(tr, v0);
+  for (int q = 0; q < tr->symbols.n; q++)
+    if (v[q] != v0[q]) k = q, moved++;
+  if (!m && j >= 0 && x >= 0 && moved == 1 && candidate_range(p, x, j, d, k, v, &first, hint, sizeof hint)) {
+    /* the first size where the formula the graph would take is wrong, and the range where it is right */
+    int64_t at[64], want = 0;
+    memcpy(at, v, sizeof at);
+    at[k] = first;
+    static _Thread_local shapes sh;
+    infer_at(p, at, -1, 0, 0, &sh);
+    om__x_eval(tr, x, at, &want);
+    return om__trace_fail(OM_ERR_TRACE_SYMBOLIC_SHAPE, "%s: output axis %d has size %lld at the traced sizes and %lld at "
+                          "%s, where %s, the size the graph would compute, is %lld (the op rounds a number the graph "
+                          "cannot follow at every size)%s", l->who, d, (long long)l->c->out_meta[j].shape[d],
+                          (long long)sh.shape[j][d], om__run_sizes(tr, at, p->used, sizes, sizeof sizes),
+                          om__x_name(tr, x), (long long)want, hint);
+  }
   if (j < 0)
     return om__run_fails_at(tr, v, tr->calls - 1, om__arena_printf(&tr->g.arena, "%s (call %lld): at %s the call fails (%s)",
                                                                    l->who, (long long)tr->calls, sizes, why),
@@ -554,6 +629,41 @@ static bool differ_somewhere(probe *p, const int64_t *const *list, int n) {
   return false;
 }
 
+/* The largest distance of the sizes v from the example's (in variables). */
+static int64_t distance(const om_trace *tr, const int64_t *v, const int64_t *v0) {
+  int64_t far = 0;
+  for (int q = 0; q < tr->symbols.n; q++) {
+    int64_t dq = v[q] > v0[q] ? v[q] - v0[q] : v0[q] - v[q];
+    if (dq > far) far = dq;
+  }
+  return far;
+}
+
+/* Where no candidate of output j's axis d gives infer's size at every probe of big[0..nb): the
+ * probe where the candidate that holds farthest from the example first fails (the one the graph
+ * would be taken with on the range that holds: interpolate by 0.7's floor(7H / 10), off first at
+ * H = 90, not the fixed size, off at H = 10), so that the refusal names the first size where that
+ * formula is wrong and the range around the example where it is right (narrow, then the range
+ * check's declaration). bad: the probe chosen so far, kept when no candidate holds farther;
+ * *cand: that candidate (-1 then). */
+static int farthest_failure(om_lower *l, const int64_t *const *list, const shapes *s, const int *big, int nb, int j,
+                            int d, int bad, int *cand) {
+  const om_trace *tr = l->tr;
+  int64_t v0[64];
+  om__run_example(tr, v0);
+  int64_t best = bad >= 0 ? distance(tr, list[bad], v0) : -1;
+  for (int q = 0; q < l->n_cand[j][d]; q++) {
+    int first = -1;
+    int64_t near = INT64_MAX;
+    for (int t = 0; t < nb; t++) {
+      int64_t dist = distance(tr, list[big[t]], v0);
+      if (s[big[t]].ok && dist < near && !fits(tr, l->cand[j][d][q], j, d, list, s, &big[t], 1)) first = big[t], near = dist;
+    }
+    if (first >= 0 && near > best) best = near, bad = first, *cand = l->cand[j][d][q];
+  }
+  return bad;
+}
+
 bool om__probe_extents(om_lower *l) {
   om_trace *tr = l->tr;
   om_call *c = l->c;
@@ -653,7 +763,7 @@ bool om__probe_extents(om_lower *l) {
           if (!works(l, &one, &sa, 0, choice)) {
             char why[sizeof p.why];
             snprintf(why, sizeof why, "%s", p.why);
-            ok = refuse(&p, list[low], s[low].ok ? "its output's size is not the graph's there" : why, -1, 0, 0);
+            ok = refuse(&p, list[low], s[low].ok ? "its output's size is not the graph's there" : why, -1, 0, 0, -1);
             break;
           }
           narrow(&p, k, v0[k], list[low][k], false, choice, list[low]);
@@ -680,6 +790,8 @@ bool om__probe_extents(om_lower *l) {
       ok = check_runs(&p);
       break;
     }
+    int best = -1; /* the candidate that holds farthest, where none holds at every probe */
+    if (!chosen && s[bad >= 0 ? bad : big[0]].ok) bad = farthest_failure(l, list, s, big, nb, bad_j, bad_d, bad, &best);
     if (bad < 0) bad = big[0];
     int k = -1, moved = 0;
     for (int q = 0; q < tr->symbols.n; q++)
@@ -701,8 +813,8 @@ bool om__probe_extents(om_lower *l) {
     shapes at;
     infer_at(&p, list[bad], -1, 0, 0, &at);
     snprintf(why, sizeof why, "%s", p.why);
-    if (!at.ok) ok = refuse(&p, list[bad], why, -1, 0, 0);
-    else ok = refuse(&p, list[bad], why, bad_j < 0 ? 0 : bad_j, bad_d, at.shape[bad_j < 0 ? 0 : bad_j][bad_d]);
+    if (!at.ok) ok = refuse(&p, list[bad], why, -1, 0, 0, -1);
+    else ok = refuse(&p, list[bad], why, bad_j < 0 ? 0 : bad_j, bad_d, at.shape[bad_j < 0 ? 0 : bad_j][bad_d], best);
     break;
   }
   if (p.fake != small) free(p.fake);

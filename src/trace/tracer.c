@@ -170,10 +170,12 @@ bool om_trace_dim(const char *name, int64_t multiple_of, int64_t min, int64_t ma
   om_symbol *s = find_symbol(tr, name, "trace_dim");
   if (!s) return false;
   s->multiple = multiple_of;
-  s->min = min;
-  s->max = max;
   s->vmin = s->decl_vmin = (min + multiple_of - 1) / multiple_of;
   s->vmax = s->decl_vmax = max / multiple_of;
+  /* the sizes it holds at: a multiple of 14 from 1 is 14 at the least, what traced.symbols
+   * reports and the runs check (its variable's range), not the 1 declared */
+  s->min = s->vmin * multiple_of;
+  s->max = max == INT64_MAX ? max : s->vmax * multiple_of;
   return !s->size || check_symbol(tr, s, "its input", "trace_dim");
 }
 

@@ -106,10 +106,12 @@ describe('sizes a model computes', () => {
     assert.deepEqual(te.outputs[0].shape, [2, 'floor((7*T+3)/10)-1', 3]);
     traceAt(keep, (t) => t.mul(Math.floor(7 * t.shape[1] / 5)), x(9, 44), edges);
     // an extent the op itself rounds from a double: interpolate's floor(H * 0.7) is 62 at H = 90
-    // (fitted as floor(7H / 10) and silently wrong there before); a scale the double holds traces
+    // (fitted as floor(7H / 10) and silently wrong there before): refused naming that size and
+    // the range where floor(7H / 10) holds (tested further in 'interpolate by a scale factor');
+    // a scale the double holds traces
     const image = (seed) => ({ x: [om.randn([1, 2, 9, 5], { seed }), [null, null, 'H', null]] });
     throwsKind(() => om.trace((t) => F.interpolate(t, { scaleFactor: [0.7, 1] }), image(46)), 'SymbolicShape',
-      /^interpolate: output axis 2 has size 6 at the traced sizes and 7 at H=10, which the graph cannot compute from the sizes of its inputs/);
+      /^interpolate: output axis 2 has size 6 at the traced sizes and 62 at H=90, where floor\(7\*H\/10\), the size the graph would compute, is 63 .*om\.Dim\('H', \{ max: 89 \}\): declare it/);
     traceAt(keep, (t) => F.interpolate(t, { scaleFactor: [0.75, 1] }), image(47), [2, 4, 90, 91, 401].map((H) => ({ H })));
     // 1 - 0.7 is 0.30000000000000004: ceil(10 * it) is 4 where ceil(3T / 10) is 3, at every whole
     // 3T / 10; the runs at those edges fit what eager computes
@@ -129,7 +131,7 @@ describe('sizes a model computes', () => {
       /^slice: argument 2 is 2 at the traced sizes, .*it changes with the sizes, but not as a size the graph can compute/);
     const image = { x: [om.randn([1, 2, 9, 5], { seed: 54 }), [null, null, 'H', null]] };
     throwsKind(() => om.trace((t) => F.interpolate(t, { scaleFactor: [0.35, 1] }), image), 'SymbolicShape',
-      /^interpolate: output axis 2 has size 3 at the traced sizes and \d+ at H=\d+, which the graph cannot compute from the sizes of its inputs/);
+      /^interpolate: output axis 2 has size 3 at the traced sizes and 62 at H=180, where floor\(7\*H\/20\), the size the graph would compute, is 63 .*om\.Dim\('H', \{ max: 179 \}\): declare it/);
     // doubles whose floor, ceil or round is the exact one's at every size: traced, and checked at
     // every size up to the maximum declared (a numerator of 10 over 3 and 5 over 2 were refused)
     const every = Array.from({ length: 60 }, (_, i) => ({ T: i + 1 }));
@@ -144,6 +146,35 @@ describe('sizes a model computes', () => {
       const tm = traceAt(keep, (t) => F.pad(t, [0, 0, 0, size(t.shape[1])]), x(9, 55 + i, T), every);
       assert.deepEqual(tm.outputs[0].shape, [2, expr, 3]);
     });
+  }));
+
+  test('interpolate by a scale factor PyTorch rounds off (0.7, 0.35, 1.15, 1.4): refused naming the first size where the graph\'s floor division is off and the range where it holds; declared so, every mode samples as eager at every size of it', () => withTraced((keep) => {
+    // PyTorch's output size is floor(H * s) in double (s the double given, not rounded to float32):
+    // floor(7H / 10) is off first at H = 90, floor(7H / 20) at 180, H + floor(3H / 20) at 100,
+    // H + floor(2H / 5) at 45; the refusal names that size, what the graph would compute there,
+    // and the declaration under which it is right. A range that starts above a size where it is
+    // off names both ends (traced at H = 100 by 0.7: off at 90 and at 170).
+    const image = (h, w = 3) => om.randn([1, 2, h, w], { seed: h });
+    for (const [s, h, first, eager, graph, decl] of [
+      [0.7, 9, 90, 62, 63, '{ max: 89 }'], [0.35, 9, 180, 62, 63, '{ max: 179 }'], [1.15, 9, 100, 114, 115, '{ max: 99 }'],
+      [1.4, 9, 45, 62, 63, '{ max: 44 }'], [0.7, 100, 90, 62, 63, '{ min: 91, max: 169 }']]) {
+      throwsKind(() => om.trace((t) => F.interpolate(t, { scaleFactor: [s, 1] }), { x: [image(h), [null, null, 'H', null]] }),
+        'SymbolicShape', new RegExp(`^interpolate: output axis 2 has size ${Math.floor(h * s)} at the traced sizes and ${eager} at H=${first}, where .*, the size the graph would compute, is ${graph} \\(the op rounds a number the graph cannot follow at every size\\); it holds for the sizes om\\.Dim\\('H', ${decl.replace(/[{}]/g, '\\$&')}\\): declare it`));
+    }
+    // declared as the refusal says, it traces; the sampling coordinates are eager's at every size
+    // of the range in both engines, in every mode (area is adaptive pooling to floor(H * s))
+    const H = om.Dim('H', { max: 89 }), W = om.Dim('W', { max: 179 });
+    const sizes = [[2, 3], [3, 179], [10, 20], [29, 40], [30, 60], [44, 100], [45, 120], [46, 178], [60, 7], [88, 140], [89, 179]];
+    for (const [mode, alignCorners] of [['nearest'], ['bilinear', false], ['bilinear', true], ['bicubic', false], ['bicubic', true]]) {
+      const model = (t) => F.interpolate(t, { scaleFactor: [0.7, 0.35], mode, ...(alignCorners === undefined ? {} : { alignCorners }) });
+      const tm = traceAt(keep, model, { x: [image(9, 12), [null, null, H, W]] }, sizes.map(([a, b]) => ({ H: a, W: b })));
+      assert.deepEqual(tm.outputs[0].shape, [1, 2, 'floor(7*H/10)', 'floor(7*W/20)'], mode);
+      assert.deepEqual(tm.symbols.map((x) => [x.name, x.max, x.checked.max]), [['H', 89, 89], ['W', 179, 179]], mode);
+    }
+    // area is adaptive pooling to the size Math.floor(H * 0.7) the JS computes, which it takes as
+    // a fixed number: refused at every scale on a symbolic axis, loudly
+    throwsKind(() => om.trace((t) => F.interpolate(t, { scaleFactor: [0.7, 1], mode: 'area' }), { x: [image(9, 5), [null, null, H, null]] }),
+      'SymbolicShape', /^adaptiveAvgPool2d: argument 0 \(floor\(7\*H\/10\)\) changes with the sizes, and adaptiveAvgPool2d takes it as a fixed number/);
   }));
 
   test('Swin\'s window partition with symbolic H and W: pad both to a multiple of 7, windows of 49, and back', () => withTraced((keep) => {
@@ -456,6 +487,17 @@ describe('floats a model computes', () => {
 });
 
 describe('ranges', () => {
+  test('a declared multiple reports the sizes it holds at: om.Dim(\'h\', { multipleOf: 14 }) from 14, with { min: 15, max: 100 } from 28 to 98, as its checked range, in the .onnx too', () => withTraced((keep) => {
+    for (const [decl, want] of [[{ multipleOf: 14 }, [14, Infinity]], [{ multipleOf: 14, min: 15, max: 100 }, [28, 98]]]) {
+      const tm = traceAt(keep, (x) => x.relu(), { x: [om.randn([1, 28], { seed: 3 }), [null, om.Dim('h', decl)]] }, [{ h: want[0] }, { h: 56 }]);
+      const [s] = tm.symbols;
+      assert.deepEqual([s.multipleOf, s.min, s.max, s.narrowedBy], [14, ...want, null]);
+      assert.equal(s.checked.min, s.min);
+      if (want[1] !== Infinity) assert.equal(s.checked.max, s.max);
+      assert.deepEqual(onnxSymbols(tm.toOnnx()), tm.symbols);
+    }
+  }));
+
   test('x.slice(0, -3) then view(-1, T * 6): right at a batch of 1, 2 and 3, where ONNX\'s Slice clamps as eager does', () => withTraced((keep) => {
     const model = (x) => x.slice(0, -3).view(-1, x.shape[1] * 6);
     const tm = traceAt(keep, model, { x: [om.randn([5, 4, 6], { seed: 7 }), ['B', 'T', null]] },
@@ -499,7 +541,7 @@ describe('ranges', () => {
         && /axis 'h' is 2 at dim 2 of input 'x'; the traced graph holds for h from 3 \(narrowed by conv2d/.test(e.message));
       // a declared range is written too, with no call that narrowed it, and so is every size from 1
       assert.deepEqual(JSON.parse(metadataProps(declared.toOnnx())['onemodel.symbol.n']),
-        { min: 1, max: 64, multipleOf: 4, narrowedBy: null, checked: { min: 4, max: 64 } });
+        { min: 4, max: 64, multipleOf: 4, narrowedBy: null, checked: { min: 4, max: 64 } });
       assert.deepEqual(JSON.parse(metadataProps(plain.toOnnx())['onemodel.symbol.batch']),
         { min: 1, max: null, multipleOf: 1, narrowedBy: null, checked: plain.symbols[0].checked });
       for (const t of [declared, plain]) assert.deepEqual(onnxSymbols(t.toOnnx()), t.symbols);
