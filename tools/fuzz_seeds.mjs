@@ -70,6 +70,24 @@ const written = {
                      inits: [{ name: 'm', dtype: 'int64', dims: [], values: [2] }, { name: 'g', dtype: 'float32', dims: [2], values: [1, 2] },
                              { name: 'b', dtype: 'float32', dims: [2], values: [0, 1] }, { name: 'w', dtype: 'float32', dims: [2, 3], values: [1, 2, 3, 4, 5, 6] },
                              { name: 'i', dtype: 'int64', dims: [1, 2], values: [0, 1] }] }),
+  // the rows of src/runtime/shapes.c for ConvTranspose, Resize, GroupNormalization, GatherND, ScatterND and LSTM, each reached
+  // with a symbolic size: mutated weights, channels, groups, counts of scales, index widths and hidden sizes reach those checks
+  rows: onnxBytes({ nodes: [{ op: 'ConvTranspose', inputs: ['x4', 'cw', 'cb'], outputs: ['ct'], ints: { kernel_shape: [2, 2], strides: [2, 2] } },
+                            { op: 'Resize', inputs: ['ct', '', 'rs'], outputs: ['rz'] },
+                            { op: 'GroupNormalization', inputs: ['rz', 'gs', 'gb'], outputs: ['y4'], ints: { num_groups: 2 } },
+                            { op: 'GatherND', inputs: ['x', 'gi'], outputs: ['gn'] },
+                            { op: 'ScatterND', inputs: ['x', 'si', 'su'], outputs: ['sn'] },
+                            { op: 'LSTM', inputs: ['xs', 'lw', 'lr', 'lb'], outputs: ['ly', 'lh', 'lc'], ints: { hidden_size: 2 } }],
+                    inputs: [{ name: 'x4', dims: ['n', 2, 2, 2] }, x, { name: 'xs', dims: ['t', 1, 2] }], outputs: ['y4', 'gn', 'sn', 'ly', 'lh', 'lc'], opset: 18,
+                    inits: [{ name: 'cw', dtype: 'float32', dims: [2, 2, 2, 2], values: Array.from({ length: 16 }, (_, k) => k / 8) },
+                            { name: 'cb', dtype: 'float32', dims: [2], values: [0.5, -0.5] },
+                            { name: 'rs', dtype: 'float32', dims: [4], values: [1, 1, 0.5, 1.5] },
+                            { name: 'gs', dtype: 'float32', dims: [2], values: [1, 2] }, { name: 'gb', dtype: 'float32', dims: [2], values: [0, 1] },
+                            { name: 'gi', dtype: 'int64', dims: [2, 1], values: [0, 1] },
+                            { name: 'si', dtype: 'int64', dims: [1, 1], values: [0] }, { name: 'su', dtype: 'float32', dims: [1, 2], values: [7, 8] },
+                            { name: 'lw', dtype: 'float32', dims: [1, 8, 2], values: Array.from({ length: 16 }, (_, k) => k / 16) },
+                            { name: 'lr', dtype: 'float32', dims: [1, 8, 2], values: Array.from({ length: 16 }, (_, k) => -k / 16) },
+                            { name: 'lb', dtype: 'float32', dims: [1, 16], values: Array.from({ length: 16 }, () => 0.1) }] }),
   // attributes of every type the table's lists check (int, ints, float, floats, string, strings): mutations of their names, types
   // and values reach the session's attribute check and the rules behind it (tests/c/test_session.c's op_table_attributes_mutated
   // goes over every row)

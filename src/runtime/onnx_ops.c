@@ -1414,6 +1414,19 @@ static om_tensor *conv_nd(om_tensor *x, om_tensor *w, om_tensor *bias, int ns, c
   return om_conv1d(x, w, bias, sp->stride[0], sp->pad[0], sp->dilation[0], group);
 }
 
+/* Conv's and ConvTranspose's kernel_shape, where given, is the weight w's spatial sizes (ns of
+ * them): ONNX's shape inference and onnxruntime refuse another, which the kernels would not read. */
+static bool kernel_is_weights(om_bind *b, const om_tensor *w, int ns) {
+  int64_t kernel[OM_MAX_DIMS];
+  int nk;
+  if (!attr_ints(b, "kernel_shape", kernel, OM_MAX_DIMS, &nk)) return false;
+  for (int d = 0; d < nk; d++)
+    if (nk != ns || kernel[d] != w->shape[2 + d])
+      return om__fail(OM_ERR_FORMAT, "%s (%s): kernel_shape does not match the weight's shape (dim %d: %lld, the weight has %lld)", who(b), b->node->op_type,
+                      d, (long long)kernel[d], (long long)(d < ns ? w->shape[2 + d] : 0));
+  return true;
+}
+
 static bool bind_conv(om_bind *b) {
   om_tensor *x = b->in[0], *w = b->in[1], *bias = b->node->n_in > 2 ? b->in[2] : NULL;
   int ns = w->ndim - 2;
@@ -1421,14 +1434,7 @@ static bool bind_conv(om_bind *b) {
   spatial sp;
   if (ns < 1 || ns > 3) return unsupported(b, "a convolution over other than 1 to 3 spatial axes");
   if (x->ndim != ns + 2) return om__fail(OM_ERR_SHAPE_MISMATCH, "%s (Conv): input of %d dims for a %d-D weight", who(b), x->ndim, w->ndim);
-  if (!attr_i(b, "group", 1, &group) || !read_spatial(b, ns, x->shape + 2, w->shape + 2, &sp)) return false;
-  int64_t kernel[OM_MAX_DIMS];
-  int nk;
-  if (!attr_ints(b, "kernel_shape", kernel, OM_MAX_DIMS, &nk)) return false;
-  for (int d = 0; d < nk; d++) /* ONNX's shape inference refuses a kernel_shape that is not the weight's */
-    if (nk != ns || kernel[d] != w->shape[2 + d])
-      return om__fail(OM_ERR_FORMAT, "%s (Conv): kernel_shape does not match the weight's shape (dim %d: %lld, the weight has %lld)", who(b),
-                      d, (long long)kernel[d], (long long)(d < ns ? w->shape[2 + d] : 0));
+  if (!attr_i(b, "group", 1, &group) || !read_spatial(b, ns, x->shape + 2, w->shape + 2, &sp) || !kernel_is_weights(b, w, ns)) return false;
   om_tensor *xp = even_pads(x, ns, &sp);
   bool ok = put(b, 0, xp ? conv_nd(xp, w, bias, ns, &sp, group) : NULL);
   om_tensor_release(xp);
@@ -1511,7 +1517,8 @@ static bool bind_conv_transpose(om_bind *b) {
   if (ns < 1 || ns > 3) return unsupported(b, "a transposed convolution over other than 1 to 3 spatial axes");
   if (x->ndim != w->ndim) return om__fail(OM_ERR_SHAPE_MISMATCH, "%s (ConvTranspose): input of %d dims for a %d-D weight", who(b), x->ndim, w->ndim);
   const char *autopad;
-  if (!attr_i(b, "group", 1, &group) || !read_spatial(b, ns, x->shape + 2, w->shape + 2, &sp) || !attr_ints(b, "output_padding", v, 3, &n) ||
+  if (!attr_i(b, "group", 1, &group) || !read_spatial(b, ns, x->shape + 2, w->shape + 2, &sp) || !kernel_is_weights(b, w, ns) ||
+      !attr_ints(b, "output_padding", v, 3, &n) ||
       !attr_ints(b, "output_shape", shape, 5, &no) || !attr_s(b, "auto_pad", "NOTSET", &autopad))
     return false;
   if ((n >= 0 && n != ns) || (no >= 0 && no != ns && no != ns + 2))

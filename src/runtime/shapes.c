@@ -13,6 +13,7 @@
  *
  * One row per ONNX op whose shape this infers, as the op table has one per op it runs; an op's
  * row here says how its output's type and dims follow from its inputs', nothing more. */
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -68,11 +69,16 @@ static int64_t attr_i(const sctx *c, const char *name, int64_t def) {
   return a ? a->i : def;
 }
 
-/* The int64 initializer that input i is, else NULL (borrowed). */
-static const om_tensor *const_of(const sctx *c, int i) {
+/* The initializer that input i is, else NULL (borrowed). */
+static const om_tensor *init_of(const sctx *c, int i) {
   int id = i < c->n->n_in ? c->n->in[i] : -1;
   const om_gvalue *gv = id >= 0 ? &c->g->values.v[id] : NULL;
-  const om_tensor *t = gv && gv->init >= 0 ? c->g->inits.v[gv->init].tensor : NULL;
+  return gv && gv->init >= 0 ? c->g->inits.v[gv->init].tensor : NULL;
+}
+
+/* The int64 initializer that input i is, else NULL (borrowed). */
+static const om_tensor *const_of(const sctx *c, int i) {
+  const om_tensor *t = init_of(c, i);
   return t && t->dtype == OM_INT64 ? t : NULL;
 }
 
@@ -914,6 +920,186 @@ static void size_of(sctx *c, sshape *o) {
   *o = (sshape){.known = true, .type = 7 /* INT64 */};
 }
 
+/* ConvTranspose: the weight [C, M / group, k...] of the input's rank, taking its channels (C);
+ * kernel_shape the weight's spatial sizes; a bias of the M outputs. The output: N, M, and per
+ * spatial axis output_shape's size, or the input's times the stride (SAME), or ONNX's
+ * stride (x - 1) + output_padding + (k - 1) dilation + 1 - the two pads. */
+static void conv_transpose(sctx *c, sshape *o) {
+  const sshape *x = in(c, 0), *w = in(c, 1), *bias = in(c, 2);
+  o->type = x->type;
+  if (!x->known || !w->known || x->ndim < 3) return;
+  if (w->ndim != x->ndim) {
+    contradicts(c, "the weight has rank %d, and the input %d", w->ndim, x->ndim);
+    return;
+  }
+  int sp = x->ndim - 2;
+  int64_t group = attr_i(c, "group", 1), m = w->d[1] >= 0 && group >= 1 ? times_dim(w->d[1], group) : ANY;
+  const om_gattr *ks = attr(c, "kernel_shape", OM_GATTR_INTS), *st = attr(c, "strides", OM_GATTR_INTS), *dl = attr(c, "dilations", OM_GATTR_INTS),
+                 *pd = attr(c, "pads", OM_GATTR_INTS), *opad = attr(c, "output_padding", OM_GATTR_INTS), *osh = attr(c, "output_shape", OM_GATTR_INTS),
+                 *ap = attr(c, "auto_pad", OM_GATTR_STRING);
+  if (x->d[1] >= 0 && w->d[0] >= 0 && x->d[1] != w->d[0]) {
+    contradicts(c, "the input has %lld channels, and the weight takes %lld", (long long)x->d[1], (long long)w->d[0]);
+    return;
+  }
+  for (int d = 0; ks && ks->n == sp && d < sp; d++) must_equal(c, ks->ints[d], w->d[2 + d], "kernel_shape and the weight's spatial size differ");
+  if (bias->known && bias->ndim != 1) contradicts(c, "B (input 2) has rank %d, not 1", bias->ndim);
+  else if (bias->known) must_equal(c, bias->d[0], m, "B (input 2) and the output channels (the weight's size at axis 1 times group) differ");
+  o->known = true, o->ndim = x->ndim;
+  o->d[0] = x->d[0], o->d[1] = m;
+  bool same = ap && (!strcmp(ap->s, "SAME_UPPER") || !strcmp(ap->s, "SAME_LOWER"));
+  if ((st && st->n != sp) || (dl && dl->n != sp) || (pd && pd->n != 2 * sp) || (opad && opad->n != sp) || (osh && osh->n != sp)) {
+    for (int d = 0; d < sp; d++) o->d[2 + d] = ANY; /* the run's to refuse, or to read output_shape's N and C too */
+    return;
+  }
+  for (int d = 0; d < sp; d++) {
+    int64_t xd = x->d[2 + d], k = w->d[2 + d], s = st ? st->ints[d] : 1, dil = dl ? dl->ints[d] : 1, len, t;
+    int64_t pads = pd && !same && !(ap && !strcmp(ap->s, "VALID")) ? pd->ints[d] + pd->ints[sp + d] : 0, extra = opad ? opad->ints[d] : 0;
+    bool fits = xd >= 1 && k >= 1 && s >= 1 && dil >= 1 && !__builtin_mul_overflow(s, xd - 1, &len) && !__builtin_mul_overflow(k - 1, dil, &t) &&
+                !__builtin_add_overflow(len, t, &len) && !__builtin_add_overflow(len, 1, &len) && !__builtin_add_overflow(len, extra, &len) && !__builtin_sub_overflow(len, pads, &len);
+    o->d[2 + d] = osh ? (osh->ints[d] >= 0 ? osh->ints[d] : ANY) : same ? times_dim(xd, s) : fits && len >= 0 ? len : ANY;
+  }
+}
+
+/* GatherND: indices of rank q >= 1 ending in an axis of k <= r - batch_dims (r: the data's rank),
+ * batch_dims below both ranks and its sizes the data's. The output: the indices' dims but the last,
+ * then the data's from batch_dims + k. */
+static void gather_nd(sctx *c, sshape *o) {
+  const sshape *a = in(c, 0), *ix = in(c, 1);
+  int64_t bd = attr_i(c, "batch_dims", 0);
+  o->type = a->type;
+  if (!a->known || !ix->known) return;
+  if (ix->ndim < 1 || bd < 0 || bd >= ix->ndim || bd >= a->ndim) {
+    contradicts(c, "batch_dims %lld for indices of rank %d and data of rank %d (it is below both)", (long long)bd, ix->ndim, a->ndim);
+    return;
+  }
+  int64_t k = ix->d[ix->ndim - 1];
+  if (k >= 0 && k > a->ndim - bd) {
+    contradicts(c, "the indices' last axis has size %lld, more than the data's %lld axes after batch_dims", (long long)k, (long long)(a->ndim - bd));
+    return;
+  }
+  for (int d = 0; d < bd; d++) must_equal(c, a->d[d], ix->d[d], "a batch axis's sizes in the data and the indices differ");
+  if (k < 0 || ix->ndim - 1 + a->ndim - bd - k > OM_MAX_DIMS) return;
+  o->known = true, o->ndim = 0;
+  for (int d = 0; d < ix->ndim - 1; d++) o->d[o->ndim++] = ix->d[d];
+  for (int d = (int)(bd + k); d < a->ndim; d++) o->d[o->ndim++] = a->d[d];
+}
+
+/* ScatterND: the data's shape; indices of rank q >= 1 ending in an axis of k <= r (the data's
+ * rank); the updates the indices' dims but the last, then the data's from k. */
+static void scatter_nd(sctx *c, sshape *o) {
+  const sshape *a = in(c, 0), *ix = in(c, 1), *up = in(c, 2);
+  *o = *a;
+  if (!a->known || !ix->known) return;
+  int64_t k = ix->ndim ? ix->d[ix->ndim - 1] : ANY;
+  if (ix->ndim < 1 || (k >= 0 && k > a->ndim)) {
+    contradicts(c, "indices of rank %d ending in an axis of %lld for data of rank %d", ix->ndim, (long long)k, a->ndim);
+    return;
+  }
+  if (k < 1 || !up->known) return; /* k 0: the run's to refuse, in its words */
+  int want = ix->ndim - 1 + a->ndim - (int)k;
+  if (up->ndim != want) {
+    contradicts(c, "updates (input 2) have rank %d, and the indices and data take %d", up->ndim, want);
+    return;
+  }
+  for (int d = 0; d < want; d++) must_equal(c, up->d[d], d < ix->ndim - 1 ? ix->d[d] : a->d[k + d - (ix->ndim - 1)], "updates and the indices' and data's sizes differ");
+}
+
+/* Resize: each axis (the attribute's, else every one) in range and named once; a non-empty scales
+ * (input 2) or sizes (input 3) of one value per axis. The output: the input's shape with each axis
+ * a constant size (keep_aspect_ratio_policy stretch), or its fixed size times a constant scale
+ * (floored, as the run), else known only at run time. */
+static void resize(sctx *c, sshape *o) {
+  const sshape *a = in(c, 0);
+  const om_gattr *axes = attr(c, "axes", OM_GATTR_INTS), *policy = attr(c, "keep_aspect_ratio_policy", OM_GATTR_STRING);
+  bool on[OM_MAX_DIMS] = {false};
+  int64_t ax[OM_MAX_DIMS];
+  int na = axes ? axes->n : a->ndim;
+  *o = *a;
+  if (!a->known || na > OM_MAX_DIMS) return;
+  for (int k = 0; k < na; k++) {
+    ax[k] = axes ? axes->ints[k] : k;
+    if (!axis_of(c, &ax[k], a->ndim, "axis")) return;
+    if (on[ax[k]]) {
+      contradicts(c, "axes name axis %lld twice", (long long)ax[k]);
+      return;
+    }
+    on[ax[k]] = true;
+  }
+  static const char *const names[] = {"scales", "sizes"};
+  for (int i = 2; i < 4; i++) {
+    const sshape *s = in(c, i);
+    if (s->known && s->ndim == 1 && s->d[0] > 0 && s->d[0] != na)
+      contradicts(c, "%s (input %d) has %lld values for %d axes", names[i - 2], i, (long long)s->d[0], na);
+  }
+  const om_tensor *scales = init_of(c, 2), *sizes = const_of(c, 3);
+  bool stretch = !policy || !strcmp(policy->s, "stretch");
+  for (int k = 0; k < na; k++) {
+    int64_t d = a->d[ax[k]];
+    double len = scales && om_tensor_numel(scales) == na && d >= 0 ? floor((double)(float)om__get_flat(scales, k) * (double)d) : -1;
+    int64_t size = sizes && om_tensor_numel(sizes) == na && stretch ? int_at(sizes, k) : -1; /* a negative one is the run's to refuse */
+    o->d[ax[k]] = size >= 0 ? size : len >= 0 && len <= (double)INT32_MAX ? (int64_t)len : ANY;
+  }
+}
+
+/* LSTM, GRU, RNN: X of rank 3; W [D, gates x hidden_size, the input's size] and R [D, gates x
+ * hidden_size, hidden_size] (D 2 for bidirectional, else 1); B [D, 2 x gates x hidden_size]. The
+ * outputs: Y [T, D, N, H] and Y_h (LSTM's Y_c too) [D, N, H] (layout 1: [N, T, D, H], [N, D, H]). */
+static void recurrent(sctx *c, sshape *o) {
+  const sshape *x = in(c, 0);
+  const om_gattr *dir = attr(c, "direction", OM_GATTR_STRING);
+  int64_t H = attr_i(c, "hidden_size", -1), layout = attr_i(c, "layout", 0), D = dir && !strcmp(dir->s, "bidirectional") ? 2 : 1;
+  int64_t gates = !strcmp(c->n->op_type, "LSTM") ? 4 : !strcmp(c->n->op_type, "GRU") ? 3 : 1, g = H >= 1 ? gates * H : ANY;
+  o->type = x->type;
+  if (x->known && x->ndim != 3) {
+    contradicts(c, "X has rank %d, not 3", x->ndim);
+    return;
+  }
+  static const char *const names[] = {"X", "W", "R", "B"};
+  for (int i = 1; i < 4; i++) {
+    const sshape *s = in(c, i);
+    int64_t want[3] = {D, i == 3 ? times_dim(g, 2) : g, i == 1 ? (x->known ? x->d[2] : ANY) : i == 2 ? (H >= 1 ? H : ANY) : ANY};
+    int rank = i == 3 ? 2 : 3;
+    if (!s->known) continue;
+    if (s->ndim != rank) {
+      contradicts(c, "%s (input %d) has rank %d, not %d", names[i], i, s->ndim, rank);
+      return;
+    }
+    for (int d = 0; d < rank; d++)
+      if (want[d] >= 0 && s->d[d] >= 0 && s->d[d] != want[d]) {
+        contradicts(c, "%s (input %d) has size %lld at axis %d, and %s takes %lld (hidden_size %lld, %lld directions)", names[i], i, (long long)s->d[d], d,
+                    d == 2 && i == 1 ? "the input's size" : "the node", (long long)want[d], (long long)H, (long long)D);
+        return;
+      }
+  }
+  if (!x->known || H < 1) return;
+  int64_t T = x->d[layout ? 1 : 0], N = x->d[layout ? 0 : 1];
+  *o = (sshape){.known = true, .type = x->type, .ndim = 4, .d = {T, D, N, H}};
+  if (layout) o->d[0] = N, o->d[1] = T, o->d[2] = D;
+  for (int j = 1; j < c->n->n_out && j < 3; j++)
+    if (c->n->out[j] >= 0) c->v[c->n->out[j]] = (sshape){.known = true, .type = x->type, .ndim = 3, .d = {layout ? N : D, layout ? D : N, H}};
+}
+
+/* GroupNormalization: the input's shape; num_groups (at least 1) divides fixed channels; scale and
+ * bias of rank 1, one value a group or (opset 21's) a channel. */
+static void group_norm(sctx *c, sshape *o) {
+  const sshape *x = in(c, 0);
+  int64_t groups = attr_i(c, "num_groups", 0);
+  *o = *x;
+  if (!x->known || x->ndim < 2 || groups < 1) return;
+  int64_t ch = x->d[1];
+  if (ch >= 0 && ch % groups) {
+    contradicts(c, "num_groups %lld does not divide the input's %lld channels", (long long)groups, (long long)ch);
+    return;
+  }
+  for (int i = 1; i < 3; i++) {
+    const sshape *s = in(c, i);
+    const char *name = i == 1 ? "scale" : "bias";
+    if (s->known && s->ndim != 1) contradicts(c, "%s (input %d) has rank %d, not 1", name, i, s->ndim);
+    else if (s->known && s->d[0] >= 0 && s->d[0] != groups && ch >= 0 && s->d[0] != ch)
+      contradicts(c, "%s (input %d) has %lld values, neither num_groups %lld nor the input's %lld channels", name, i, (long long)s->d[0], (long long)groups, (long long)ch);
+  }
+}
+
 typedef struct srow {
   const char *op_type;
   void (*rule)(sctx *c, sshape *o); /* output 0's type and shape from the inputs' */
@@ -923,20 +1109,20 @@ static const srow rows[] = {
     {"Abs", same}, {"Acos", same}, {"Acosh", same}, {"Add", broadcast}, {"And", compare}, {"ArgMax", arg_extreme}, {"ArgMin", arg_extreme},
     {"Asin", same}, {"Asinh", same}, {"Atan", same}, {"Atanh", same}, {"AveragePool", windows}, {"BatchNormalization", batch_norm},
     {"BitShift", broadcast}, {"BitwiseAnd", broadcast}, {"BitwiseNot", same}, {"BitwiseOr", broadcast}, {"BitwiseXor", broadcast},
-    {"Cast", cast}, {"CastLike", cast_like}, {"Ceil", same}, {"Celu", same}, {"Clip", same}, {"Concat", concat}, {"Conv", windows},
+    {"Cast", cast}, {"CastLike", cast_like}, {"Ceil", same}, {"Celu", same}, {"Clip", same}, {"Concat", concat}, {"Conv", windows}, {"ConvTranspose", conv_transpose},
     {"Cos", same}, {"Cosh", same}, {"Div", broadcast}, {"Einsum", einsum}, {"Elu", same}, {"Equal", compare}, {"Erf", same}, {"Exp", same},
-    {"Expand", expand}, {"Flatten", flatten}, {"Floor", same}, {"Gather", gather}, {"GatherElements", elements}, {"Gelu", same},
-    {"Gemm", gemm}, {"GlobalAveragePool", global_pool}, {"GlobalLpPool", global_pool}, {"GlobalMaxPool", global_pool}, {"Greater", compare},
-    {"GreaterOrEqual", compare}, {"Hardmax", softmax}, {"HardSigmoid", same}, {"HardSwish", same}, {"Identity", same},
+    {"Expand", expand}, {"Flatten", flatten}, {"Floor", same}, {"Gather", gather}, {"GatherND", gather_nd}, {"GatherElements", elements}, {"Gelu", same},
+    {"Gemm", gemm}, {"GRU", recurrent}, {"GlobalAveragePool", global_pool}, {"GlobalLpPool", global_pool}, {"GlobalMaxPool", global_pool}, {"Greater", compare},
+    {"GreaterOrEqual", compare}, {"GroupNormalization", group_norm}, {"Hardmax", softmax}, {"HardSigmoid", same}, {"HardSwish", same}, {"Identity", same},
     {"InstanceNormalization", batch_norm}, {"IsInf", compare}, {"IsNaN", compare}, {"LayerNormalization", layer_norm}, {"LeakyRelu", same},
     {"Less", compare}, {"LessOrEqual", compare}, {"Log", same}, {"LogSoftmax", softmax}, {"LpNormalization", softmax}, {"LpPool", windows},
-    {"LRN", same}, {"MatMul", matmul}, {"Max", broadcast}, {"MaxPool", windows}, {"Mean", broadcast}, {"MeanVarianceNormalization", same},
+    {"LRN", same}, {"LSTM", recurrent}, {"MatMul", matmul}, {"Max", broadcast}, {"MaxPool", windows}, {"Mean", broadcast}, {"MeanVarianceNormalization", same},
     {"Min", broadcast}, {"Mish", same}, {"Mod", broadcast}, {"Mul", broadcast}, {"Neg", same}, {"NonZero", nonzero}, {"Not", same},
     {"Or", compare}, {"Pad", pad}, {"Pow", broadcast}, {"PRelu", broadcast}, {"Reciprocal", same}, {"ReduceL1", reduction}, {"ReduceL2", reduction},
     {"ReduceLogSum", reduction},
     {"ReduceLogSumExp", reduction}, {"ReduceMax", reduction}, {"ReduceMean", reduction}, {"ReduceMin", reduction},
-    {"ReduceProd", reduction}, {"ReduceSum", reduction}, {"ReduceSumSquare", reduction}, {"Relu", same}, {"Reshape", reshape},
-    {"Round", same}, {"ScatterElements", elements}, {"Selu", same}, {"Shape", shape_of}, {"Shrink", same}, {"Sigmoid", same},
+    {"ReduceProd", reduction}, {"ReduceSum", reduction}, {"ReduceSumSquare", reduction}, {"Relu", same}, {"Reshape", reshape}, {"Resize", resize}, {"RNN", recurrent},
+    {"Round", same}, {"ScatterElements", elements}, {"ScatterND", scatter_nd}, {"Selu", same}, {"Shape", shape_of}, {"Shrink", same}, {"Sigmoid", same},
     {"Sign", same}, {"Sin", same}, {"Sinh", same}, {"Size", size_of}, {"Slice", slice}, {"Softmax", softmax}, {"Softplus", same},
     {"Softsign", same}, {"Split", split}, {"Sqrt", same}, {"Squeeze", squeeze}, {"Sub", broadcast}, {"Sum", broadcast}, {"Tan", same},
     {"Tanh", same}, {"ThresholdedRelu", same}, {"Tile", tile}, {"TopK", top_k}, {"Transpose", transpose}, {"Unsqueeze", unsqueeze},
