@@ -4,8 +4,10 @@
 // `backbone.layers.0.mixer.in_proj.weight`, `...mixer.A_log`, `...mixer.D`, `backbone.norm_f.weight`,
 // `lm_head.weight` tied to the embeddings) loads with a strict loadStateDict. The selective scan is
 // upstream's loop over the sequence (`for i in range(seq_len)`), each step's output collected and
-// stacked: traced with a symbolic length, it becomes one ONNX Loop (docs/symbolic-axes.md, "Loops
-// over a size"), right at every length. input_ids [batch, seq] (int64) -> logits [batch, seq, vocab_size].
+// stacked: traced with a symbolic length, it becomes one ONNX Loop per layer (docs/symbolic-axes.md,
+// "Loops over a size") where causalConv crops from the end; upstream's crop to seq_len, kept here,
+// is a size computed beside the loop and refused (README.md, "Mamba").
+// input_ids [batch, seq] (int64) -> logits [batch, seq, vocab_size].
 import * as om from 'onemodel';
 import { RMSNorm, portConfig } from './modeling_utils.mjs';
 
