@@ -227,12 +227,9 @@ describe('loops that still do not roll are refused as before', () => {
       for (let t = 0; t < x.shape[1]; t++) b = b.mul(0.25).sub(x.select(1, t));
       return b;
     });
-    // the record run's checks stop where the runs above part (T = 7: the first loop's more
-    // calls); the run at T = 5 lines the first loop's last step up with the second loop's first,
-    // whose scalar differs: refused there (before the probe stopped at T = 7, the select's index
-    // was refused as failing at T = 7, where eager answers). Declared 4 to 6 it traces (pieces at
-    // 4, 5 and 6, each right)
-    refused(model, /^full: the value is 0\.5 at the traced sizes, 0\.25 at T=5: it changes with the sizes, but not as a size the graph can compute/);
+    // the select's index fits up to where the runs part (T = 7): refused there, naming the range
+    // that traces (pieces at 4, 5 and 6, each right)
+    refused(model, /^select: at T=7 the call fails \(select: index \d+ is out of range for dim 1 of size 7\), so the graph would only hold at the traced sizes; it holds for the sizes om\.Dim\('T', \{ min: 4, max: 6 \}\) declare/);
     await withTraced((keep) => {
       const ex = om.randn([2, 6, 3], { seed: 6 });
       const tm = om.trace(model, { x: [ex, [null, om.Dim('T', { min: 4, max: 6 }), null]] });
