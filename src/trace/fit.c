@@ -219,7 +219,7 @@ static bool covered(const om_trace *tr, const pool *p, int i, int n) {
  * the range check or refused at its end): one less than the least such run's, the other symbols at
  * their examples; the symbol's maximum otherwise. A fit need hold up to there only: the model
  * contiguous()'s a view at floor(T / 4) = 1, traced at T = 5, calls other ops from T = 8. */
-int64_t om__fit_path_max(const om_trace *tr, int k) {
+static int64_t path_max(const om_trace *tr, int k) {
   int64_t end = tr->symbols.v[k].vmax, v0[64];
   if (!tr->far_parted) return end;
   om__run_example(tr, v0);
@@ -240,7 +240,7 @@ static bool whole_range(const om_trace *tr, const pool *p, int i, int n) {
   if (__builtin_popcountll(syms) != 1) return false;
   int k = __builtin_ctzll(syms);
   const om_symbol *s = &tr->symbols.v[k];
-  int64_t end = om__fit_path_max(tr, k);
+  int64_t end = path_max(tr, k);
   if (end - s->vmin >= n) return false;
   int64_t v0[64];
   om__run_example(tr, v0);
@@ -265,8 +265,8 @@ static int in_range(om_trace *tr, int a, int b, int64_t *at) {
     if (!(syms >> k & 1)) continue;
     /* above a maximum: outside where the model's failure set it, where the user declared it or
      * a branch's piece ends (the graph answers for that range only: om.Dim('T', { max: 10 }) run
-     * at every size has seen all there is), or where the model takes another path (om__fit_path_max) */
-    int64_t end = om__fit_path_max(tr, k);
+     * at every size has seen all there is), or where the model takes another path (path_max) */
+    int64_t end = path_max(tr, k);
     bool bound = s->max_why || s->vmax == s->decl_vmax || end < s->vmax;
     inside &= at[k] >= s->vmin && (at[k] <= end || !bound);
     if (total <= OM_X_MAX_GRID) total = end - s->vmin >= OM_X_MAX_GRID ? OM_X_MAX_GRID + 1 : total * (end - s->vmin + 1);
@@ -279,7 +279,7 @@ static int in_range(om_trace *tr, int a, int b, int64_t *at) {
     for (int k = 0; k < tr->symbols.n; k++) {
       const om_symbol *s = &tr->symbols.v[k];
       if (!(syms >> k & 1)) continue;
-      int64_t width = om__fit_path_max(tr, k) - s->vmin + 1;
+      int64_t width = path_max(tr, k) - s->vmin + 1;
       v[k] = s->vmin + q % width;
       q /= width;
     }

@@ -241,21 +241,18 @@ static void generic_candidates(probe *p) {
 /* ---- choosing ---- */
 
 /* The probe's assignments for this call: the trace's (those that move a symbol the call uses)
- * and the call's extra ones; none past where the model took another path (om__fit_path_max: a
- * loop over the size makes more calls there, and the record run's graph is cut or rolled there
- * by the range check, so a size the graph computes otherwise there is no failure of the call). */
+ * and the call's extra ones. */
 static int probe_list(const probe *p, const int64_t **list, bool *small, int cap) {
   const om_trace *tr = p->l->tr;
-  int64_t v0[64], end[64];
+  int64_t v0[64];
   om__run_example(tr, v0);
-  for (int q = 0; q < tr->symbols.n; q++) end[q] = om__fit_path_max(tr, q);
   int n = 0;
   for (int k = 0; k < tr->n_probes && n < cap; k++) {
     const om_symbol *s = tr->symbols.v;
     bool moves = false, inside = true;
     for (int q = 0; q < tr->symbols.n; q++) {
       moves |= (p->used >> q & 1) && tr->probes[k][q] != v0[q];
-      inside &= tr->probes[k][q] >= s[q].vmin && tr->probes[k][q] <= end[q];
+      inside &= tr->probes[k][q] >= s[q].vmin && tr->probes[k][q] <= s[q].vmax;
     }
     if (moves && inside) small[n] = tr->probe_small[k], list[n++] = tr->probes[k];
   }
@@ -704,13 +701,6 @@ bool om__probe_extents(om_lower *l) {
     shapes at;
     infer_at(&p, list[bad], -1, 0, 0, &at);
     snprintf(why, sizeof why, "%s", p.why);
-    /* where a run above the example took another path (a loop over the size stacks more steps
-     * there), the call failing at a size above it may be that path, not the model: the model is
-     * run there first, and where it parts there too, the probe ends before it (probe_list) */
-    if (!at.ok && tr->far_parted && !is_small[bad] && om__run_more_at(tr, list[bad])) {
-      ok = false;
-      break;
-    }
     if (!at.ok) ok = refuse(&p, list[bad], why, -1, 0, 0);
     else ok = refuse(&p, list[bad], why, bad_j < 0 ? 0 : bad_j, bad_d, at.shape[bad_j < 0 ? 0 : bad_j][bad_d]);
     break;

@@ -612,9 +612,6 @@ int om__fit_switches(om_lower *l, int x, int64_t (*at)[64]);
  *  run has seen, into at (OM_AT_MAX at most): a model computing Math.floor(T * 0.7) gives 62 at
  *  T = 90 where floor(7T / 10) is 63, and the runs there tell which. Their count. */
 int om__fit_float_edges(om_lower *l, int x, int64_t (*at)[64]);
-/** The largest size of symbol k up to which the record run holds: one less than the least run
- *  above the example (k alone moved) that took another path, else k's maximum. Borrows tr. */
-int64_t om__fit_path_max(const om_trace *tr, int k);
 /** The form of a float scalar (v0 here, vals[r] in run r) into out; false when none fits. */
 bool om__fit_float(om_lower *l, double v0, const double *vals, om_xfloat *out);
 /** f at the variables v (per symbol) into *out; false on overflow. */

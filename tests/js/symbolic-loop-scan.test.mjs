@@ -32,24 +32,6 @@ describe('a loop over a size that collects its steps: ONNX Loop scan outputs', (
     }
   }));
 
-  // Before, the record run's probe met the stacked steps (a fixed count there) beside the input at
-  // a larger T, took the add's failure there for the model's, and refused the trace as holding at
-  // T = 6 only (SymbolicShape), though eager answers at every T: the probe now ends where the runs
-  // part (the loop's more calls), and the range check rolls the loop.
-  test('steps stacked, then added to the input after the loop (a residual, Mamba\'s D skip): one Loop, right at every length', () => withTraced((keep) => {
-    for (const [dim, lengths] of [[1, LENGTHS], [-1, ENDS]]) {
-      const cell = rnnCell(3, 31);
-      const model = fn((x) => {
-        let h = om.zeros([x.shape[0], 3]);
-        const outs = [];
-        for (let t = 0; t < x.shape[1]; t++) outs.push(h = cell(x.select(1, t), h));
-        const skip = x.mul(0.5);
-        return dim === 1 ? om.stack(outs, 1).add(skip) : om.stack(outs, -1).add(skip.transpose(1, 2)).transpose(1, 2);
-      });
-      rolled(keep, model, { lengths });
-    }
-  }));
-
   test('om.cat of steps unsqueezed after the loop, and of steps pushed unsqueezed', () => withTraced((keep) => {
     for (const [collect, push, lengths] of [
       [(outs) => om.cat(outs.map((o) => o.unsqueeze(1)), 1), undefined, LENGTHS],
