@@ -4,9 +4,8 @@
 // `backbone.layers.0.mixer.in_proj.weight`, `...mixer.A_log`, `...mixer.D`, `backbone.norm_f.weight`,
 // `lm_head.weight` tied to the embeddings) loads with a strict loadStateDict. The selective scan is
 // upstream's loop over the sequence (`for i in range(seq_len)`), each step's output collected and
-// stacked: traced with a symbolic length, it becomes one ONNX Loop per layer (docs/symbolic-axes.md,
-// "Loops over a size") where causalConv crops from the end; upstream's crop to seq_len, kept here,
-// is a size computed beside the loop and refused (README.md, "Mamba").
+// stacked. It traces with a symbolic batch at a fixed length (the scan unrolled); a symbolic length
+// is refused today (README.md, "Mamba").
 // input_ids [batch, seq] (int64) -> logits [batch, seq, vocab_size].
 import * as om from 'onemodel';
 import { RMSNorm, portConfig } from './modeling_utils.mjs';
