@@ -860,8 +860,10 @@ static int roll_loop(const cut *c, om_tensor **outputs, uint64_t seed, uint64_t 
       om_traced_sym *out = &rolled->symbols[j];
       const om_symbol *sj = j == c->k ? dk : &tr->symbols.v[j]; /* (a piece has every symbol but k) */
       if (q) *out = *q, out->name = keep(a, q->name, &agrees), out->min_why = keep(a, q->min_why, &agrees), out->max_why = keep(a, q->max_why, &agrees);
-      else *out = (om_traced_sym){.name = keep(a, sj->name, &agrees), .multiple = sj->multiple, .min = sj->min, .max = sj->max,
-                                  .checked_min = lo * sj->multiple, .checked_max = hi * sj->multiple};
+      else /* k's range as the cut declared it, narrowed where the model fails (a multiple): with that reason */
+        *out = (om_traced_sym){.name = keep(a, sj->name, &agrees), .multiple = sj->multiple, .min = sj->min, .max = sj->max,
+                               .min_why = keep(a, sj->min_why, &agrees), .max_why = keep(a, sj->max_why, &agrees),
+                               .checked_min = lo * sj->multiple, .checked_max = hi * sj->multiple};
       if (j == c->k && from > dk->vmin) /* narrowed where eager fails, with that failure */
         out->min = from * s->multiple, out->min_why = keep(a, why, &agrees);
       out->n_branches = 0, out->branches = NULL;

@@ -805,6 +805,10 @@ static int loop_over_seq(om_tensor *const *in, om_tensor **out) {
   }
   return (out[0] = v) ? 1 : -1;
 }
+static int even_loop(om_tensor *const *in, om_tensor **out) { /* loop_over_seq where the model fails at an odd seq */
+  if (om_tensor_shape(in[0])[1] % 2) return om_set_error(OM_ERR_INVALID_ARGUMENT, "wants an even number of steps"), -1;
+  return loop_over_seq(in, out);
+}
 /* seq's rows (row i, or row i * i % seq when squared), each negated, stacked again: a loop that
  * collects its steps (a Loop's scan output), or one whose step moves other than by a constant
  * step (no Loop written). */
@@ -945,6 +949,16 @@ TEST(one_size_pieces_and_loops) {
   m = om_test_trace(loop_over_seq, ex, BS, 1);
   CHECK(m && om_test_count_op(m, "Loop") == 1 && om_test_count_op(m, "Gather") == 1); /* the first row before it */
   om_traced_release(m);
+  /* rolled over a range narrowed to the even sizes: the Loop's model keeps the reason */
+  om_tensor *ex6 = om_randn((int64_t[]){3, 6, 4}, 3, 18, true);
+  const char *why;
+  int64_t mult, min;
+  CHECK(om_trace_begin());
+  m = om_test_trace(even_loop, ex6, BS, 1);
+  CHECK(m && om_test_count_op(m, "Loop") == 1 && om_traced_symbol(m, 1, NULL, &mult, &min, NULL, &why) && mult == 2 && min == 2 &&
+        why && strstr(why, "wants an even number of steps"));
+  om_traced_release(m);
+  om_tensor_release(ex6);
   CHECK(om_trace_begin());
   m = om_test_trace(rows_stacked, ex, BS, 1);
   CHECK(m && om_test_count_op(m, "Loop") == 1 && om_test_count_op(m, "Concat") == 0 && om_test_count_op(m, "Transpose") == 1);

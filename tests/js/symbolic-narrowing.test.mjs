@@ -495,4 +495,21 @@ describe('a range narrowed where the model fails, then cut into an If', () => {
       }
     }));
   }
+  test('a loop over a range narrowed to the even sizes, rolled into a Loop: narrowedBy names the failure; right in both engines', () => withTraced((keep) => {
+    const model = fn((x) => {
+      if (x.shape[1] % 2) throw new Error('even');
+      let v = x.select(1, 0);
+      for (let i = 1; i < x.shape[1]; i++) v = v.mul(0.5).add(x.select(1, i));
+      return v;
+    });
+    const ex = om.randn([2, 6, 3], { seed: 1 });
+    const tm = om.trace(model, { x: [ex, [null, 'T', null]] });
+    const [{ checked, narrowedBy, ...range }] = tm.symbols;
+    assert.deepEqual(range, { name: 'T', multipleOf: 2, min: 2, max: Infinity });
+    assert.match(String(narrowedBy), /^\w+ \(call \d+\): at T=\d+ the model fails \(Error: even\)$/);
+    assert.match(JSON.parse(metadataProps(tm.toOnnx())['onemodel.symbol.T']).narrowedBy, /the model fails \(Error: even\)$/); // C's terms
+    keep(tm, { x: ex }, [model.forward(ex)], undefined, model);
+    const x = om.randn([2, 14, 3], { seed: 14 });
+    keep(tm, { x }, [model.forward(x)], 'at T=14');
+  }));
 });
