@@ -101,31 +101,7 @@ typedef struct cut {
   int (*syms)[OM_MAX_DIMS];
 } cut;
 
-/* A copy of s in arena a (NULL stays NULL); *ok false on OutOfMemory. */
-static const char *keep(om_arena *a, const char *s, bool *ok) {
-  char *c = s ? om__arena_strdup(a, s) : NULL;
-  *ok &= !s || c;
-  return c;
-}
-
-/* The reasons of the ranges the cut declared piece model m with (c->declared: narrowed where the
- * model fails, its multiple too) for each of m's symbols whose range reaches such an end with no
- * reason of its own: the piece's trace took that range as the user's declaration, and the pieces
- * joined would report (traced.symbols' narrowedBy, the .onnx's metadata) no reason. false with
- * OutOfMemory. */
-static bool declared_whys(const cut *c, om_traced_model *m) {
-  bool ok = true;
-  for (int j = 0; j < m->n_symbols; j++) {
-    om_traced_sym *q = &m->symbols[j];
-    const om_symbol *s = NULL;
-    for (int i = 0; i < c->tr->symbols.n && !s; i++)
-      if (!strcmp(c->declared[i].name, q->name)) s = &c->declared[i];
-    if (!s) continue;
-    if (!q->min_why && (q->min + s->multiple - 1) / s->multiple <= s->vmin) q->min_why = keep(&m->g.arena, s->min_why, &ok);
-    if (!q->max_why && q->max / s->multiple >= s->vmax) q->max_why = keep(&m->g.arena, s->max_why, &ok);
-  }
-  return ok || om__fail(OM_ERR_OUT_OF_MEMORY, "trace_run: out of memory");
-}
+static bool declared_whys(const cut *c, om_traced_model *m); /* below */
 
 /* Traces the model over piece p as a trace of its own, begun here (the thread has none then),
  * into *m, with its outputs (*n, new references) in outputs. pieces: the most pieces it may be
@@ -270,6 +246,32 @@ static const om_traced_sym *sym_named(const om_traced_model *m, const char *name
   for (int k = 0; k < m->n_symbols; k++)
     if (!strcmp(m->symbols[k].name, name)) return &m->symbols[k];
   return NULL;
+}
+
+/* A copy of s in arena a (NULL stays NULL); *ok false on OutOfMemory. */
+static const char *keep(om_arena *a, const char *s, bool *ok) {
+  char *c = s ? om__arena_strdup(a, s) : NULL;
+  *ok &= !s || c;
+  return c;
+}
+
+/* The reasons of the ranges the cut declared piece model m with (c->declared: narrowed where the
+ * model fails, its multiple too) for each of m's symbols whose range reaches such an end with no
+ * reason of its own: the piece's trace took that range as the user's declaration, and the pieces
+ * joined would report (traced.symbols' narrowedBy, the .onnx's metadata) no reason. false with
+ * OutOfMemory. */
+static bool declared_whys(const cut *c, om_traced_model *m) {
+  bool ok = true;
+  for (int j = 0; j < m->n_symbols; j++) {
+    om_traced_sym *q = &m->symbols[j];
+    const om_symbol *s = NULL;
+    for (int i = 0; i < c->tr->symbols.n && !s; i++)
+      if (!strcmp(c->declared[i].name, q->name)) s = &c->declared[i];
+    if (!s) continue;
+    if (!q->min_why && (q->min + s->multiple - 1) / s->multiple <= s->vmin) q->min_why = keep(&m->g.arena, s->min_why, &ok);
+    if (!q->max_why && q->max / s->multiple >= s->vmax) q->max_why = keep(&m->g.arena, s->max_why, &ok);
+  }
+  return ok || om__fail(OM_ERR_OUT_OF_MEMORY, "trace_run: out of memory");
 }
 
 /* Symbol s of piece model m (traced over piece p): its own, or for a fixed piece (no such
