@@ -101,6 +101,8 @@ typedef struct cut {
   int (*syms)[OM_MAX_DIMS];
 } cut;
 
+static bool declared_whys(const cut *c, om_traced_model *m); /* below */
+
 /* Traces the model over piece p as a trace of its own, begun here (the thread has none then),
  * into *m, with its outputs (*n, new references) in outputs. pieces: the most pieces it may be
  * cut into. false when it failed: the piece's error is set and no trace is on the thread. */
@@ -138,6 +140,7 @@ static bool trace_piece(const cut *c, const piece *p, int pieces, om_tensor **ou
       if (!(names[j] = om__arena_printf(&sub->g.arena, "out%d", j))) names[j] = "out";
     *m = names ? om_trace_finish(outputs, names, *n) : NULL;
     free(names);
+    if (*m && !declared_whys(c, *m)) om_traced_release(*m), *m = NULL;
     if (!*m) om__release_all(outputs, *n), *n = -1;
   }
   if (om_trace_active()) om_trace_abort(); /* the error stays */
@@ -250,6 +253,25 @@ static const char *keep(om_arena *a, const char *s, bool *ok) {
   char *c = s ? om__arena_strdup(a, s) : NULL;
   *ok &= !s || c;
   return c;
+}
+
+/* The reasons of the ranges the cut declared piece model m with (c->declared: narrowed where the
+ * model fails, its multiple too) for each of m's symbols whose range reaches such an end with no
+ * reason of its own: the piece's trace took that range as the user's declaration, and the pieces
+ * joined would report (traced.symbols' narrowedBy, the .onnx's metadata) no reason. false with
+ * OutOfMemory. */
+static bool declared_whys(const cut *c, om_traced_model *m) {
+  bool ok = true;
+  for (int j = 0; j < m->n_symbols; j++) {
+    om_traced_sym *q = &m->symbols[j];
+    const om_symbol *s = NULL;
+    for (int i = 0; i < c->tr->symbols.n && !s; i++)
+      if (!strcmp(c->declared[i].name, q->name)) s = &c->declared[i];
+    if (!s) continue;
+    if (!q->min_why && (q->min + s->multiple - 1) / s->multiple <= s->vmin) q->min_why = keep(&m->g.arena, s->min_why, &ok);
+    if (!q->max_why && q->max / s->multiple >= s->vmax) q->max_why = keep(&m->g.arena, s->max_why, &ok);
+  }
+  return ok || om__fail(OM_ERR_OUT_OF_MEMORY, "trace_run: out of memory");
 }
 
 /* Symbol s of piece model m (traced over piece p): its own, or for a fixed piece (no such
@@ -891,8 +913,10 @@ static int roll_loop(const cut *c, om_tensor **outputs, uint64_t seed, uint64_t 
       om_traced_sym *out = &rolled->symbols[j];
       const om_symbol *sj = j == c->k ? dk : &tr->symbols.v[j]; /* (a piece has every symbol but k) */
       if (q) *out = *q, out->name = keep(a, q->name, &agrees), out->min_why = keep(a, q->min_why, &agrees), out->max_why = keep(a, q->max_why, &agrees);
-      else *out = (om_traced_sym){.name = keep(a, sj->name, &agrees), .multiple = sj->multiple, .min = sj->min, .max = sj->max,
-                                  .checked_min = lo * sj->multiple, .checked_max = hi * sj->multiple};
+      else /* k's range as the cut declared it, narrowed where the model fails (a multiple): with that reason */
+        *out = (om_traced_sym){.name = keep(a, sj->name, &agrees), .multiple = sj->multiple, .min = sj->min, .max = sj->max,
+                               .min_why = keep(a, sj->min_why, &agrees), .max_why = keep(a, sj->max_why, &agrees),
+                               .checked_min = lo * sj->multiple, .checked_max = hi * sj->multiple};
       if (j == c->k && from > dk->vmin) /* narrowed where eager fails, with that failure */
         out->min = from * s->multiple, out->min_why = keep(a, why, &agrees);
       out->n_branches = 0, out->branches = NULL;

@@ -754,6 +754,41 @@ TEST(the_declared_range) {
   om_tensor_release(ex);
 }
 
+/* branch_on_seq where the model's own code fails off a multiple of 4 (seq % 4), or below 12. */
+static int quarters_branch(om_tensor *const *in, om_tensor **out) {
+  if (om_tensor_shape(in[0])[1] % 4) return om_set_error(OM_ERR_INVALID_ARGUMENT, "wants a multiple of 4 steps"), -1;
+  return branch_on_seq(in, out);
+}
+static int twelve_branch(om_tensor *const *in, om_tensor **out) {
+  if (om_tensor_shape(in[0])[1] < 12) return om_set_error(OM_ERR_INVALID_ARGUMENT, "wants 12 steps"), -1;
+  return branch_on_seq(in, out);
+}
+
+/* A range narrowed where the model fails (to a multiple, or a minimum) and cut into an If keeps
+ * its reason: each piece is traced with the narrowed range as its declaration, and the pieces
+ * joined report what the narrowing said (the piece above has its lower end at the cut, no
+ * reason). */
+TEST(narrowed_ranges_cut) {
+  om_tensor *ex = om_randn((int64_t[]){3, 8, 4}, 3, 16, true);
+  threshold = 32;
+  om_test_model models[] = {quarters_branch, twelve_branch};
+  const char *whys[] = {"wants a multiple of 4 steps", "wants 12 steps"};
+  for (int k = 0; k < 2; k++) {
+    if (k) om_tensor_release(ex), ex = om_randn((int64_t[]){3, 14, 4}, 3, 17, true);
+    CHECK(om_trace_begin());
+    om_traced_model *m = om_test_trace(models[k], ex, BS, 1);
+    const char *name, *why;
+    int64_t mult, min, max, pieces[6];
+    CHECK(m && om_test_count_op(m, "If") == 1 && om_traced_symbol(m, 1, &name, &mult, &min, &max, &why));
+    CHECK(m && !strcmp(name, "seq") && mult == (k ? 1 : 4) && min == (k ? 12 : 4) && max == INT64_MAX && why && strstr(why, whys[k]));
+    CHECK(m && om_traced_symbol_branches(m, 1, pieces, 3) == 2 && pieces[0] == min && pieces[1] == 32 &&
+          pieces[2] == (k ? 33 : 36) && pieces[3] == INT64_MAX);
+    CHECK(m && om_traced_symbol(m, 0, &name, &mult, &min, &max, &why) && mult == 1 && min == 1 && max == INT64_MAX && !why);
+    om_traced_release(m);
+  }
+  om_tensor_release(ex);
+}
+
 /* Another op at each seq below 5 (abs, neg, exp, relu), tanh from 5; a loop over seq's rows. */
 static int op_by_small_seq(om_tensor *const *in, om_tensor **out) {
   int64_t seq = om_tensor_shape(in[0])[1];
@@ -769,6 +804,10 @@ static int loop_over_seq(om_tensor *const *in, om_tensor **out) {
     v = sum;
   }
   return (out[0] = v) ? 1 : -1;
+}
+static int even_loop(om_tensor *const *in, om_tensor **out) { /* loop_over_seq where the model fails at an odd seq */
+  if (om_tensor_shape(in[0])[1] % 2) return om_set_error(OM_ERR_INVALID_ARGUMENT, "wants an even number of steps"), -1;
+  return loop_over_seq(in, out);
 }
 /* seq's rows (row i, or row i * i % seq when squared), each negated, stacked again: a loop that
  * collects its steps (a Loop's scan output), or one whose step moves other than by a constant
@@ -910,6 +949,16 @@ TEST(one_size_pieces_and_loops) {
   m = om_test_trace(loop_over_seq, ex, BS, 1);
   CHECK(m && om_test_count_op(m, "Loop") == 1 && om_test_count_op(m, "Gather") == 1); /* the first row before it */
   om_traced_release(m);
+  /* rolled over a range narrowed to the even sizes: the Loop's model keeps the reason */
+  om_tensor *ex6 = om_randn((int64_t[]){3, 6, 4}, 3, 18, true);
+  const char *why;
+  int64_t mult, min;
+  CHECK(om_trace_begin());
+  m = om_test_trace(even_loop, ex6, BS, 1);
+  CHECK(m && om_test_count_op(m, "Loop") == 1 && om_traced_symbol(m, 1, NULL, &mult, &min, NULL, &why) && mult == 2 && min == 2 &&
+        why && strstr(why, "wants an even number of steps"));
+  om_traced_release(m);
+  om_tensor_release(ex6);
   CHECK(om_trace_begin());
   m = om_test_trace(rows_stacked, ex, BS, 1);
   CHECK(m && om_test_count_op(m, "Loop") == 1 && om_test_count_op(m, "Concat") == 0 && om_test_count_op(m, "Transpose") == 1);
@@ -1254,6 +1303,7 @@ int main(void) {
   RUN(empty_tensors);
   RUN(loop_starts_where_others_answer);
   RUN(the_declared_range);
+  RUN(narrowed_ranges_cut);
   RUN(one_size_pieces_and_loops);
   RUN(loops_of_a_floor_division);
   RUN(loops_of_a_fraction_and_a_stop);

@@ -8,7 +8,7 @@
 import { test, describe, before } from 'node:test';
 import assert from 'node:assert/strict';
 import * as om from 'onemodel';
-import { memoryHooks, withTraced } from './helpers.mjs';
+import { memoryHooks, withTraced, metadataProps } from './helpers.mjs';
 import { generate, render } from './random/generator.mjs';
 import { loadCase, suggestedDims } from './random/runner.mjs';
 
@@ -482,4 +482,80 @@ describe('a minimum whose sizes below it answer with another symbol small', () =
       ex.dispose();
     }
   });
+});
+
+describe('a range narrowed where the model fails, then cut into an If', () => {
+  // Each piece of a cut is traced with the narrowed range as its declaration (src/trace/branch.c),
+  // so its own report had no reason, and the pieces joined reported narrowedBy null: the reason
+  // must survive the join, in traced.symbols and in the .onnx's metadata_props alike.
+  const F = om.nn.functional;
+  const pooled = (x) => F.avgPool2d(x, [16, 1], { stride: [16, 1] });
+  const report = (tm) => tm.symbols.map(({ checked, ...s }) => s);
+  const written = (tm) => { // the .onnx's metadata of each symbol, in traced.symbols' terms
+    const props = metadataProps(tm.toOnnx());
+    return tm.symbols.map((s) => {
+      const { min, max, multipleOf, narrowedBy, branches } = JSON.parse(props[`onemodel.symbol.${s.name}`]);
+      const b = branches && branches.map((p) => ({ min: p.min, max: p.max ?? Infinity }));
+      return { name: s.name, multipleOf, min, max: max ?? Infinity, narrowedBy, ...(b && { branches: b }) };
+    });
+  };
+  // the throw's reason, as the trace without the cut gives it (JS names the pool's call, the file C)
+  const eight = /^(avgPool2d|avg_pool2d) \(call 1\): at h=\d+(, w=\d+)? the model fails \(Error: multiple of 8\)$/;
+  const cases = [
+    ['a multiple (a throw) and a minimum (the pool), cut at 64', [1, 1, 128, 16], [null, null, 'h', null],
+      (x) => { if (x.shape[2] % 8) throw new Error('multiple of 8'); const y = pooled(x); return x.shape[2] > 64 ? y.relu() : y.neg(); },
+      [{ name: 'h', multipleOf: 8, min: 16, max: Infinity, narrowedBy: eight, branches: [{ min: 16, max: 64 }, { min: 72, max: Infinity }] }],
+      [[1, 1, 16, 16], [1, 1, 64, 16], [1, 1, 72, 16], [1, 1, 200, 16]]],
+    ['a minimum alone (a throw), cut at 64', [1, 1, 128, 16], [null, null, 'h', null],
+      (x) => { if (x.shape[2] < 24) throw new Error('at least 24'); return x.shape[2] > 64 ? x.relu() : x.neg(); },
+      [{ name: 'h', multipleOf: 1, min: 24, max: Infinity, narrowedBy: /^(trace|trace_run): at h=23 the model fails: Error: at least 24$/, branches: [{ min: 24, max: 64 }, { min: 65, max: Infinity }] }],
+      [[1, 1, 24, 16], [1, 1, 64, 16], [1, 1, 65, 16]]],
+    ['a multiple, cut at 64, the piece above cut on w at 20 (nested)', [1, 1, 128, 24], [null, null, 'h', 'w'],
+      (x) => { if (x.shape[2] % 8) throw new Error('multiple of 8'); const y = pooled(x); return x.shape[2] <= 64 ? y.neg() : x.shape[3] > 20 ? y.relu() : y.abs(); },
+      [{ name: 'h', multipleOf: 8, min: 16, max: Infinity, narrowedBy: eight, branches: [{ min: 16, max: 64 }, { min: 72, max: Infinity }] },
+        { name: 'w', multipleOf: 1, min: 1, max: Infinity, narrowedBy: null, branches: [{ min: 1, max: 20 }, { min: 21, max: Infinity }] }],
+      [[1, 1, 16, 3], [1, 1, 72, 20], [1, 1, 72, 21], [1, 1, 136, 5]]],
+  ];
+  for (const [what, shape, axes, f, want, sizes] of cases) {
+    test(`${what}: narrowedBy names the failure in traced.symbols and the .onnx; right in both engines`, () => withTraced((keep) => {
+      const model = fn(f);
+      const ex = om.randn(shape, { seed: 1 });
+      const tm = om.trace(model, { x: [ex, axes] });
+      const got = report(tm);
+      assert.equal(got.length, want.length);
+      want.forEach((w, k) => {
+        const { narrowedBy, ...rest } = got[k], { narrowedBy: why, ...range } = w;
+        assert.deepEqual(rest, range, `${w.name}: ${JSON.stringify(got[k])}`);
+        if (why === null) assert.equal(narrowedBy, null, w.name);
+        else assert.match(String(narrowedBy), why, w.name);
+      });
+      const file = written(tm);
+      file.forEach((s, k) => { // the file says what traced.symbols says (C's terms for the call)
+        assert.deepEqual({ ...s, narrowedBy: s.narrowedBy === null }, { ...got[k], narrowedBy: got[k].narrowedBy === null }, s.name);
+        if (want[k].narrowedBy) assert.match(s.narrowedBy, want[k].narrowedBy, s.name);
+      });
+      keep(tm, { x: ex }, [model.forward(ex)], undefined, model);
+      for (const s of sizes) {
+        const x = om.randn(s, { seed: s[2] + s[3] });
+        keep(tm, { x }, [model.forward(x)], `at [${s}]`);
+      }
+    }));
+  }
+  test('a loop over a range narrowed to the even sizes, rolled into a Loop: narrowedBy names the failure; right in both engines', () => withTraced((keep) => {
+    const model = fn((x) => {
+      if (x.shape[1] % 2) throw new Error('even');
+      let v = x.select(1, 0);
+      for (let i = 1; i < x.shape[1]; i++) v = v.mul(0.5).add(x.select(1, i));
+      return v;
+    });
+    const ex = om.randn([2, 6, 3], { seed: 1 });
+    const tm = om.trace(model, { x: [ex, [null, 'T', null]] });
+    const [{ checked, narrowedBy, ...range }] = tm.symbols;
+    assert.deepEqual(range, { name: 'T', multipleOf: 2, min: 2, max: Infinity });
+    assert.match(String(narrowedBy), /^\w+ \(call \d+\): at T=\d+ the model fails \(Error: even\)$/);
+    assert.match(JSON.parse(metadataProps(tm.toOnnx())['onemodel.symbol.T']).narrowedBy, /the model fails \(Error: even\)$/); // C's terms
+    keep(tm, { x: ex }, [model.forward(ex)], undefined, model);
+    const x = om.randn([2, 14, 3], { seed: 14 });
+    keep(tm, { x }, [model.forward(x)], 'at T=14');
+  }));
 });
