@@ -1294,18 +1294,29 @@ int om__fit_float_edges(om_lower *l, int x, int64_t (*at)[64]) {
   return n;
 }
 
+bool om__seen_append(char *buf, size_t cap, size_t *n, int *shown, const char *piece) {
+  /* whole pieces only, six at most, with room kept for ", ...": a list cut inside a size would show
+   * a wrong size, and one longer than its buffer would cut the message it goes into */
+  size_t len = strlen(piece);
+  if (*shown < 6 && *n + len + sizeof ", ..." <= cap) {
+    memcpy(buf + *n, piece, len + 1);
+    *n += len;
+    ++*shown;
+    return true;
+  }
+  if (*n + sizeof ", ..." <= cap) *n += (size_t)snprintf(buf + *n, cap - *n, ", ...");
+  return false;
+}
+
 const char *om__fit_seen(om_lower *l, int64_t a0, const int64_t *vals, char *buf, size_t cap) {
   const om_trace *tr = l->tr;
   size_t n = (size_t)snprintf(buf, cap, "%lld at the traced sizes", (long long)a0);
   for (int r = 0, shown = 0; r < tr->runs.n && n < cap; r++) {
-    char sizes[160];
+    char sizes[160], piece[200];
     if (!l->rc[r]) continue;
-    if (shown++ == 6) { /* enough to see how it moves */
-      n += (size_t)snprintf(buf + n, cap - n, ", ...");
-      break;
-    }
     om__run_sizes(tr, tr->runs.v[r].v, ~(uint64_t)0, sizes, sizeof sizes);
-    n += (size_t)snprintf(buf + n, cap - n, ", %lld at %s", (long long)vals[r], sizes);
+    snprintf(piece, sizeof piece, ", %lld at %s", (long long)vals[r], sizes);
+    if (!om__seen_append(buf, cap, &n, &shown, piece)) break;
   }
   return buf;
 }

@@ -326,7 +326,7 @@ static bool fit_args(om_lower *l, uint64_t sym_fargs) {
     }
     x = fitted_or_again(l, x, g->i[k], vals);
     if (x == OM_FIT_NONE) {
-      char seen[400];
+      char seen[OM_SEEN_CAP];
       return om__trace_fail(OM_ERR_TRACE_SYMBOLIC_SHAPE, "%s: argument %d is %s: it changes with the sizes, but not as a "
                             "size the graph can compute (a sum, multiple, product, minimum or maximum of sizes, or a "
                             "floor division or remainder by a constant the runs tell apart)", l->who, k, om__fit_seen(l, g->i[k], vals, seen, sizeof seen));
@@ -577,7 +577,7 @@ static om_tensor *created_record(om_trace *tr, om_tensor *t, om_created kind, co
     snprintf(what, sizeof what, "axis %d of the shape", d);
     int x = fitted_or_again(&l, fit_int(&l, t->shape[d], vals, what), t->shape[d], vals);
     if (x == OM_FIT_NONE) {
-      char seen[400];
+      char seen[OM_SEEN_CAP];
       om__trace_fail(OM_ERR_TRACE_SYMBOLIC_SHAPE, "%s: axis %d of the shape is %s: it changes with the sizes, but not "
                      "as a size the graph can compute", who, d, om__fit_seen(&l, t->shape[d], vals, seen, sizeof seen));
       goto fail;
@@ -631,7 +631,7 @@ static om_tensor *created_record(om_trace *tr, om_tensor *t, om_created kind, co
                        "length that changes with the sizes cannot be written in the graph: its values are truncated "
                        "sums (use integers, or a float arange)", who, a[0], a[2]);
       else { /* the starts the runs saw (where the step held), as fit_args shows an argument's */
-        char seen[400] = "";
+        char seen[OM_SEEN_CAP] = "";
         if (ok && whole) om__fit_seen(&l, (int64_t)a[0], starts, seen, sizeof seen);
         om__trace_fail(OM_ERR_TRACE_SYMBOLIC_SHAPE, "%s: an arange from %g by %g of a length that changes with the sizes "
                        "needs a step that does not change and a start the graph can compute%s%s", who, a[0], a[2],
@@ -679,17 +679,13 @@ static om_tensor *created_record(om_trace *tr, om_tensor *t, om_created kind, co
     }
     goto bind;
   unfit:;
-    char seen[400];
+    char seen[OM_SEEN_CAP];
     size_t n = (size_t)snprintf(seen, sizeof seen, "%g at the traced sizes", v0);
     for (int r = 0, shown = 0; r < tr->runs.n && n < sizeof seen; r++) {
-      char sizes[160];
+      char sizes[160], piece[200];
       if (!l.rc[r]) continue;
-      if (shown++ == 6) {
-        n += (size_t)snprintf(seen + n, sizeof seen - n, ", ...");
-        break;
-      }
-      n += (size_t)snprintf(seen + n, sizeof seen - n, ", %g at %s", vals[r],
-                            om__run_sizes(tr, tr->runs.v[r].v, ~(uint64_t)0, sizes, sizeof sizes));
+      snprintf(piece, sizeof piece, ", %g at %s", vals[r], om__run_sizes(tr, tr->runs.v[r].v, ~(uint64_t)0, sizes, sizeof sizes));
+      if (!om__seen_append(seen, sizeof seen, &n, &shown, piece)) break;
     }
     om__trace_fail(OM_ERR_TRACE_SYMBOLIC_SHAPE, "%s: the value is %s: it changes with the sizes, but not as a size the "
                    "graph can compute (a * E + b, a / E, a * sqrt(E) or a / sqrt(E) of a size E)", who, seen);

@@ -610,8 +610,15 @@ int om__fit_int(om_lower *l, int64_t a0, const int64_t *vals, bool *floored, int
  *  not, each of its symbols alone moved from the example, into at (for om__run_more_at, within
  *  its budget); their count (OM_AT_MAX at most; 0: none). */
 int om__fit_new_values(om_lower *l, int64_t a0, const int64_t *vals, int64_t (*at)[64]);
-/** Describes the values of an integer across the runs for a refusal: "7 here, 8 at seq=8, ...". */
+/** The room a refusal gives the list of values it saw (om__fit_seen's cap): with the longest fixed
+ *  text beside it, the whole message fits the thread's 512-byte error message. */
+#define OM_SEEN_CAP 240
+/** Describes the values of an integer across the runs for a refusal: "7 here, 8 at seq=8, ...";
+ *  writes into buf (borrowed, cap bytes), returns buf. */
 const char *om__fit_seen(om_lower *l, int64_t a0, const int64_t *vals, char *buf, size_t cap);
+/** Appends piece to the list in buf (n bytes so far, shown pieces) if it fits whole with room for
+ *  ", ..." and fewer than six are shown; else appends ", ..." and returns false. */
+bool om__seen_append(char *buf, size_t cap, size_t *n, int *shown, const char *piece);
 /** The sizes either side of each switch of a minimum min(N, c) (where N reaches c, one symbol of N
  *  moved from the example) in x or the sizes call l reads that no run
  *  has seen, into at (OM_AT_MAX at most): a value fitted over runs on one side only (a pad of
