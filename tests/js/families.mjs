@@ -450,7 +450,7 @@ export function buildLoaded(name, fx) {
 export function compare(t, ref, what) {
   assert.deepEqual(t.shape, ref.shape, `${what}: shape`);
   assert.equal(t.dtype, ref.dtype, `${what}: dtype`);
-  const a = t.toArray();
+  const a = Array.from(t.toArray(), Number); // int64 (argsort's indices) as numbers, compared exactly below 2^53
   assert.equal(a.length, ref.data.length, `${what}: element count`);
   let err = 0;
   let scale = 1;
