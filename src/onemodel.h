@@ -527,6 +527,14 @@ om_tensor *om_max_pool3d_indices(om_tensor *x, const int64_t kernel[3], const in
  *  x's shape: places in the flattened output plane) to zeros of [N, C, output_size...] with
  *  x's values at their places (n sizes, one per spatial axis). Borrowed arguments; new reference. */
 om_tensor *om_max_unpool(om_tensor *x, om_tensor *indices, const int64_t *output_size, int n);
+/** grid_sample's interpolation modes (PyTorch's; bicubic over 2 spatial axes only). */
+typedef enum om_grid_sample_mode { OM_GRID_BILINEAR = 0, OM_GRID_NEAREST = 1, OM_GRID_BICUBIC = 2 } om_grid_sample_mode;
+/** grid_sample's padding modes: what a point outside the input reads. */
+typedef enum om_grid_sample_padding { OM_GRID_ZEROS = 0, OM_GRID_BORDER = 1, OM_GRID_REFLECTION = 2 } om_grid_sample_padding;
+/** torch.nn.functional.grid_sample: x [N, C, H, W] (or [N, C, D, H, W]) float32 read at grid
+ *  [N, Ho, Wo, 2] (or [N, Do, Ho, Wo, 3]; x, y (, z) in [-1, 1]) -> [N, C, Ho, Wo] (or [N, C, Do,
+ *  Ho, Wo]), PyTorch's values in every mode and padding. Borrowed arguments, returns a new reference. */
+om_tensor *om_grid_sample(om_tensor *x, om_tensor *grid, om_grid_sample_mode mode, om_grid_sample_padding padding, bool align_corners);
 /** PyTorch's avg_pool3d on x [N, C, D, H, W] (or [C, D, H, W]); sizes {depth, height, width}. New reference. */
 om_tensor *om_avg_pool3d(om_tensor *x, const int64_t kernel[3], const int64_t stride[3], const int64_t padding[3],
                          bool ceil_mode, bool count_include_pad);

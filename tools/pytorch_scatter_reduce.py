@@ -4,7 +4,7 @@
 Every reduce ('sum', 'prod', 'mean', 'amax', 'amin') with include_self true and false, over inputs
 with repeated places, ties (amax and amin share their gradient among them), zeros (prod's
 gradient), places no source reaches, src larger than index, every dim of a 3-D input, odd sizes,
-a size 1, a 0-d input and an empty index, recorded as tools/pytorch_composites.py's recorder
+a size 1, a 0-d input and an empty index, and int64 inputs (no gradients), recorded as tools/pytorch_composites.py's recorder
 writes them: the inputs (input, index, src), output and the gradients of (output * g).sum() in
 input and src (none where PyTorch 1.13's backward fails: some index shapes smaller than src's).
 Writes tests/js/fixtures/pytorch/ops/scatter_reduce.json:
@@ -58,6 +58,19 @@ def main():
                 grads = (0, 2) if backward_works(x, dim, index, src, reduce, include_self) else ()
                 case('scatterReduce', lambda a, i, b: torch.scatter_reduce(a, dim, i, b, reduce, include_self=include_self),
                      [x, index, src], {'dim': dim, 'reduce': reduce, 'includeSelf': include_self}, grads)
+    # int64 input and src (no gradients): negative sums (the mean rounds down: PyTorch floor-divides),
+    # products past 2^31, places no source reaches, with and without the input
+    longs = lambda lo, hi, *shape: torch.randint(lo, hi, shape, generator=g)  # noqa: E731
+    int_setups = [
+        (longs(-9, 10, 4, 3), 0, places(4, 6, 3), longs(-9, 10, 6, 3)),
+        (longs(-50, 50, 3, 5), 1, places(5, 3, 7), longs(-3000, 3000, 3, 7)),
+        (torch.tensor([-7, 7, 0]), 0, torch.tensor([0, 0, 1, 1, 1]), torch.tensor([0, 1, -1, -1, 4])),
+    ]
+    for x, dim, index, src in int_setups:
+        for reduce in ('sum', 'prod', 'mean', 'amax', 'amin'):
+            for include_self in (True, False):
+                case('scatterReduce', lambda a, i, b: torch.scatter_reduce(a, dim, i, b, reduce, include_self=include_self),
+                     [x, index, src], {'dim': dim, 'reduce': reduce, 'includeSelf': include_self}, ())
     write('scatter_reduce.json', {'torch_version': torch.__version__, 'cases': cases})
     print(f'{len(cases)} cases')
 

@@ -2,7 +2,7 @@
 export { linear, normalize } from '../ops/linalg.js';
 import { functions } from '../ops/table.js';
 // the op table's functions where they take PyTorch's keywords (F.softmax(x, { dim: -1 }), F.flatten(x, { startDim: 1 }))
-export const { flatten, softmax, logSoftmax } = functions;
+export const { flatten, softmax, logSoftmax, gridSample } = functions;
 export { layerNorm, groupNorm, batchNorm, instanceNorm, scaledDotProductAttention } from '../ops/norm.js';
 export { embedding, embeddingBag, interpolate } from '../ops/index.js';
 export { oneHot, pixelShuffle, pixelUnshuffle } from '../ops/sort.js';
@@ -20,5 +20,5 @@ export {
   adaptiveAvgPool1d, adaptiveAvgPool2d, adaptiveAvgPool3d, unfold, fold, adaptiveMaxPool1d, adaptiveMaxPool2d, adaptiveMaxPool3d,
   maxUnpool1d, maxUnpool2d, maxUnpool3d,
 } from '../ops/conv.js';
-export { affineGrid, gridSample } from '../ops/grid.js';
+export { affineGrid } from '../ops/grid.js';
 export { stochasticDepth } from './blocks.js';

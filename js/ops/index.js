@@ -404,10 +404,12 @@ function scatterChecks(who, input, dim, index, src) {
 // is false (so those places reduce the sources alone, and the input's gradient there is zero)
 const REDUCE_CODE = { prod: 1n, amax: 2n, amin: 3n };
 const REDUCE_IDENTITY = { sum: 0, mean: 0, prod: 1, amax: -Infinity, amin: Infinity };
+const REDUCE_IDENTITY_INT64 = { sum: 0n, mean: 0n, prod: 1n };
 
 /**
  * torch.scatter_reduce(input, dim, index, src, reduce, *, include_self=True) and
- * Tensor.scatter_reduce as scatterReduce(input, dim, index, src, reduce, { includeSelf }) (float32):
+ * Tensor.scatter_reduce as scatterReduce(input, dim, index, src, reduce, { includeSelf }) (float32, or
+ * int64 input and src: sums and products wrap around, mean rounds down as PyTorch's):
  * a copy of input where each src[p] at the positions p of index (input's rank; sizes at most src's
  * and, off dim, input's) is combined into out[p with p[dim] = index[p]] by reduce: 'sum', 'prod',
  * 'mean' (the sum over the count, the input counting as one when included), 'amax' or 'amin' (a
@@ -428,23 +430,30 @@ export function scatterReduce(input, dim, index, src, reduce, includeSelf = true
     throw invalid(`${who}: reduce must be 'sum', 'prod', 'mean', 'amax' or 'amin', got ${describe(reduce)}`);
   }
   if (typeof includeSelf !== 'boolean') throw invalid(`${who}: includeSelf must be a boolean, got ${describe(includeSelf)}`);
-  if (input.dtype !== 'float32') throw new OmError('DtypeMismatch', `${who}: input must be float32, not ${input.dtype} (the library reduces float32)`);
+  if (input.dtype !== 'float32' && input.dtype !== 'int64') throw new OmError('DtypeMismatch', `${who}: input must be float32 or int64, not ${input.dtype}`);
   const d = scatterChecks(who, input, dim, index, src);
   if (!input.ndim) return tidy(() => scatterReduce(input.reshape(1), 0, index.reshape(1), src.reshape(1), reduce, includeSelf).reshape([]));
+  const int = input.dtype === 'int64', identity = (int ? REDUCE_IDENTITY_INT64 : REDUCE_IDENTITY)[reduce];
   return tidy(() => {
     const s = srcAt(index, src);
-    // how many sources reach each place, where the reduction needs it
-    const hits = includeSelf && reduce !== 'mean' ? null : zeros(input.shape).scatterAdd(d, index, ones(index.shape));
-    let base = includeSelf ? input : where(hits.gt(0), REDUCE_IDENTITY[reduce], input);
+    // how many sources reach each place (in the input's dtype), where the reduction needs it
+    const dtype = input.dtype;
+    const hits = includeSelf && reduce !== 'mean' ? null : zeros(input.shape, { dtype }).scatterAdd(d, index, ones(index.shape, { dtype }));
+    const extreme = reduce === 'amax' || reduce === 'amin';
+    // int64's amax and amin without the input start from one of the sources landing there (a
+    // scatter: any of them leaves the extreme of them all unchanged), not from INT64_MIN or MAX,
+    // which a number scalar cannot hold; they have no gradient to share
+    let base = includeSelf ? input : int && extreme ? input.scatter(d, index, s) : where(hits.gt(0), identity, input);
     const combine = (x) => applyOp(who, 'scatter_reduce', [handle(x, who, 'input'), handle(index, who, 'index'), handle(s, who, 'src')], [BigInt(d), REDUCE_CODE[reduce]]);
-    if (!includeSelf && (reduce === 'amax' || reduce === 'amin')) {
+    if (!includeSelf && extreme && !int) {
       // PyTorch counts a left-out input that equals the result among the ties sharing the
       // gradient (and then gives it none): such an input stays, detached (the result is the same)
-      base = where(hits.gt(0), where(input.eq(combine(base)), input.detach(), REDUCE_IDENTITY[reduce]), input);
+      base = where(hits.gt(0), where(input.eq(combine(base)), input.detach(), identity), input);
     }
     if (Object.hasOwn(REDUCE_CODE, reduce)) return combine(base);
     const sum = base.scatterAdd(d, index, s);
-    return reduce === 'sum' ? sum : sum.div(includeSelf ? hits.add(1) : hits.clamp(1));
+    // int64's mean rounds down, as PyTorch's (floor division: -7 / 3 is -3)
+    return reduce === 'sum' ? sum : sum.div(includeSelf ? hits.add(1) : hits.clamp(1), int ? { roundingMode: 'floor' } : undefined);
   });
 }
 

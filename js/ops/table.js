@@ -33,6 +33,7 @@ import * as like from './like.js';
 import * as arith from './arith.js';
 import * as stats from './stats.js';
 import * as counting from './counting.js';
+import * as grid from './grid.js';
 
 const unary = (op) => ({ build: (name) => unaryOp(name, op) });
 const float = (op) => ({ build: (name) => floatOp(name, op) });
@@ -289,6 +290,7 @@ export const OPS = [
   ['triuIndices', impl(sorting.triuIndices), F],
   ['pixelShuffle', impl(sorting.pixelShuffle), F], // torch.pixel_shuffle, also om.nn.functional's
   ['pixelUnshuffle', impl(sorting.pixelUnshuffle), F],
+  ['gridSample', impl(grid.gridSample), F], // om.nn.functional.gridSample (the op grid_sample)
   // products (js/ops/linalg.js)
   ['matmul', impl(linalg.matmul), MF],
   ['addmm', impl(linalg.addmm), F],

@@ -126,12 +126,14 @@ static void set_meta(om_meta *m, om_dtype dtype, const int64_t *shape, int ndim)
 }
 
 /* The checks index_add, scatter_add and scatter_reduce share: dim (the first of n_attrs), an
- * int64 index, float32 input and source. */
-static bool check_add_inputs(om_call *c, const char *who, const char *source, int n_attrs) {
-  const om_tensor *x = c->in[0];
-  if (!wrap_attr_dim(c, x->ndim, who, n_attrs) || !check_index_dtype(c->in[1], who) || !check_float(x, who, "input") ||
-      !check_float(c->in[2], who, source))
-    return false;
+ * int64 index, float32 input and source; with ints (the scatters) int64 ones too, input and
+ * source of one dtype, as PyTorch's. */
+static bool check_add_inputs(om_call *c, const char *who, const char *source, int n_attrs, bool ints) {
+  const om_tensor *x = c->in[0], *src = c->in[2];
+  if (!wrap_attr_dim(c, x->ndim, who, n_attrs) || !check_index_dtype(c->in[1], who)) return false;
+  if (ints && (x->dtype == OM_INT64 || src->dtype == OM_INT64) && x->dtype != src->dtype)
+    return om__fail(OM_ERR_DTYPE_MISMATCH, "%s: %s is %s, input %s (they must match, as PyTorch's)", who, source, om_dtype_name(src->dtype), om_dtype_name(x->dtype));
+  if (!(ints && x->dtype == OM_INT64) && (!check_float(x, who, "input") || !check_float(src, who, source))) return false;
   if (x->ndim == 0) return om__fail(OM_ERR_SHAPE_MISMATCH, "%s: input must have at least 1 dim", who);
   return true;
 }
@@ -324,7 +326,7 @@ om_tensor *om_index_select(om_tensor *input, int dim, om_tensor *index) {
 
 static bool infer_index_add(om_call *c) {
   const om_tensor *x = c->in[0], *idx = c->in[1], *src = c->in[2];
-  if (!check_add_inputs(c, "index_add", "source", 1)) return false;
+  if (!check_add_inputs(c, "index_add", "source", 1, false)) return false;
   int dim = (int)c->attrs.i[0];
   char xs[OM_SHAPE_STR_LEN], ss[OM_SHAPE_STR_LEN];
   if (idx->ndim != 1) return om__fail(OM_ERR_SHAPE_MISMATCH, "index_add: index must be 1-D, got %d dims", idx->ndim);
@@ -484,19 +486,19 @@ om_tensor *om_gather(om_tensor *input, int dim, om_tensor *index) {
 
 /* ---- scatter_add, scatter_reduce: input [...], index int64 (as gather's), src (index's shape) -> input's shape ----
  * out = input; out[p with p[dim] = index[p]] combined with src[p], positions p in row-major order
- * (float32): added (scatter_add), or by scatter_reduce's reduce (attrs [dim, reduce]): multiplied
+ * (float32, or int64 input and src, whose sums and products wrap around): added (scatter_add), or by scatter_reduce's reduce (attrs [dim, reduce]): multiplied
  * (prod), the larger (amax) or the smaller (amin), a NaN on either side staying, as PyTorch's
  * scatter_reduce with include_self true. scatter_reduce's sum is scatter_add (om_scatter_reduce). */
 
 static bool infer_scatter(om_call *c, const char *who, int n_attrs) {
   const om_tensor *x = c->in[0], *idx = c->in[1], *src = c->in[2];
-  if (!check_add_inputs(c, who, "src", n_attrs)) return false;
+  if (!check_add_inputs(c, who, "src", n_attrs, true)) return false;
   if (!check_same_rank_index(x, idx, (int)c->attrs.i[0], who)) return false;
   char is[OM_SHAPE_STR_LEN], ss[OM_SHAPE_STR_LEN];
   if (src->ndim != idx->ndim || memcmp(src->shape, idx->shape, sizeof(int64_t) * (size_t)idx->ndim))
     return om__fail(OM_ERR_SHAPE_MISMATCH, "%s: src %s must have index's shape %s", who,
                     om__shape_str(ss, sizeof ss, src->shape, src->ndim), om__shape_str(is, sizeof is, idx->shape, idx->ndim));
-  set_meta(&c->out_meta[0], OM_FLOAT32, x->shape, x->ndim);
+  set_meta(&c->out_meta[0], x->dtype, x->shape, x->ndim);
   return true;
 }
 
@@ -516,6 +518,14 @@ static void combine(float *to, float from, int reduce) {
   else if (reduce == OM_SCATTER_AMAX ? from > *to : from < *to) *to = from;
 }
 
+/* *to combined with from by reduce, in int64: sums and products wrap around as PyTorch's. */
+static void combine_i64(int64_t *to, int64_t from, int reduce) {
+  uint64_t a = (uint64_t)*to, b = (uint64_t)from; /* unsigned: wrapping without overflow */
+  if (reduce == OM_SCATTER_SUM) *to = (int64_t)(a + b);
+  else if (reduce == OM_SCATTER_PROD) *to = (int64_t)(a * b);
+  else if (reduce == OM_SCATTER_AMAX ? from > *to : from < *to) *to = from;
+}
+
 /* The kernel of both: reduce is OM_SCATTER_SUM for scatter_add. */
 static bool scatter_into(om_call *c, const char *who, int reduce) {
   const om_tensor *x = c->in[0], *idx = c->in[1], *src = c->in[2];
@@ -524,9 +534,15 @@ static bool scatter_into(om_call *c, const char *who, int reduce) {
   if (!v) return false;
   copy_contiguous(x, c->out[0]);
   om_tensor o = *c->out[0]; /* its contiguous strides are what FOR_INDEX reads */
-  float *po = (float *)om__data(c->out[0]);
-  const float *ps = (const float *)om__data(src);
-  FOR_INDEX(&o, idx, dim, v, { combine(po + off + vk * o.strides[dim], ps[offset_of(src, k, 0, src->ndim)], reduce); })
+  if (x->dtype == OM_INT64) {
+    int64_t *qo = (int64_t *)om__data(c->out[0]);
+    const int64_t *qs = (const int64_t *)om__data(src);
+    FOR_INDEX(&o, idx, dim, v, { combine_i64(qo + off + vk * o.strides[dim], qs[offset_of(src, k, 0, src->ndim)], reduce); })
+  } else {
+    float *po = (float *)om__data(c->out[0]);
+    const float *ps = (const float *)om__data(src);
+    FOR_INDEX(&o, idx, dim, v, { combine(po + off + vk * o.strides[dim], ps[offset_of(src, k, 0, src->ndim)], reduce); })
+  }
   free(v);
   return true;
 }

@@ -2840,42 +2840,7 @@ static bool recur_by_steps(om_bind *b, int gates) {
 }
 static bool bind_rnn(om_bind *b) { return recur_by_steps(b, 1); }
 
-/* ---- GridSample, AffineGrid ---- */
-
-enum { PAD_ZEROS, PAD_BORDER, PAD_REFLECTION };
-
-/* x reflected into [lo, hi] off its ends (onnxruntime's and PyTorch's reflection). */
-static om_tensor *reflect_into(om_tensor *x, double lo, double hi) {
-  om_scope s = {0};
-  double range = hi - lo;
-  om_tensor *zero = om__keep(&s, om_scalar(0, OM_FLOAT32)), *below = om__keep(&s, om_lt(x, om__keep(&s, om_scalar(lo, OM_FLOAT32))));
-  om_tensor *above = om__keep(&s, om_gt(x, om__keep(&s, om_scalar(hi, OM_FLOAT32))));
-  om_tensor *dlo = om__keep(&s, om_add_scalar(om__keep(&s, om_neg(x)), lo)), *dhi = om__keep(&s, om_add_scalar(x, -hi));
-  om_tensor *dx = below && above && dlo && dhi ? om__keep(&s, om_where(below, dlo, om__keep(&s, om_where(above, dhi, zero)))) : NULL;
-  om_tensor *flips = dx ? om__keep(&s, floor_of(om__keep(&s, om_scale(dx, 1 / range)))) : NULL;
-  om_tensor *r = flips ? om__keep(&s, om_sub(dx, om__keep(&s, om_scale(flips, range)))) : NULL;
-  om_tensor *even = flips ? om__keep(&s, om_eq(om__keep(&s, om_remainder(flips, om__keep(&s, om_scalar(2, OM_FLOAT32)))), zero)) : NULL;
-  om_tensor *from_lo = r ? om__keep(&s, om_add_scalar(r, lo)) : NULL, *from_hi = r ? om__keep(&s, om_add_scalar(om__keep(&s, om_neg(r)), hi)) : NULL;
-  om_tensor *y = NULL;
-  if (even && from_lo && from_hi)
-    y = om_where(below, om__keep(&s, om_where(even, from_lo, from_hi)), om__keep(&s, om_where(above, om__keep(&s, om_where(even, from_hi, from_lo)), x)));
-  om__scope_end(&s);
-  return y;
-}
-
-/* The source coordinate along an axis of size n for grid values g: -1 and 1 are the centres of
- * the end pixels (align) or their outer edges, then clamped (border) or reflected (reflection). */
-static om_tensor *grid_source(om_tensor *g, int64_t n, bool align, int pad) {
-  om_tensor *g1 = om_add_scalar(g, 1), *t = !g1 ? NULL : align ? om_scale(g1, 0.5) : om_scale(g1, (double)n); /* (g + 1) / 2 (n - 1), ((g + 1) n - 1) / 2 */
-  om_tensor *u = !t || align ? NULL : om_add_scalar(t, -1), *x = !t ? NULL : align ? om_scale(t, (double)(n - 1)) : u ? om_scale(u, 0.5) : NULL;
-  om_tensor_release(g1);
-  om_tensor_release(t);
-  om_tensor_release(u);
-  double lo = 0, hi = (double)(n - 1);
-  if (x && pad == PAD_BORDER) x = then(x, om_clamp(x, &lo, &hi));
-  if (x && pad == PAD_REFLECTION && n > 1) x = then(x, align ? reflect_into(x, 0, hi) : reflect_into(x, -0.5, hi + 0.5));
-  return x;
-}
+/* ---- GridSample, AffineGrid, and the bilinear gathers DeformConv reads with ---- */
 
 /* w times the pixels of x [N, C, S] (S the product of the r spatial sizes) at integer taps
  * at[k] [N, positions...] (float; at[0] along the last axis, size[0] its size), as [N, C, P]:
@@ -2903,21 +2868,6 @@ static om_tensor *grid_tap(om_tensor *x, om_tensor *const *at, int r, const int6
   om_tensor *y = v ? om_mul(v, om__keep(&s, om_reshape(w, flat, 3))) : NULL;
   om__scope_end(&s);
   return y;
-}
-
-/* The cubic weight (Keys' kernel, a = -0.75: onnxruntime's and PyTorch's) of tap j = 0 .. 3 of
- * a coordinate t past the floor (t in [0, 1), tap j at distance |t + 1 - j|). New reference. */
-static om_tensor *cubic_weight(om_tensor *t, int j) {
-  const double a = -0.75;
-  bool near = j == 1 || j == 2; /* distance below 1 */
-  om_scope s = {0};
-  om_tensor *d = j == 0 ? om__keep(&s, om_add_scalar(t, 1)) : j == 1 ? t : om__keep(&s, om_add_scalar(om__keep(&s, om_neg(t)), j - 1));
-  om_tensor *p = d ? om__keep(&s, om_add_scalar(om__keep(&s, om_scale(d, near ? a + 2 : a)), near ? -(a + 3) : -5 * a)) : NULL;
-  om_tensor *pd = p ? om__keep(&s, om_mul(p, d)) : NULL, *w = NULL;
-  if (pd && near) w = om_add_scalar(om__keep(&s, om_mul(pd, d)), 1);                                             /* ((a + 2) d - (a + 3)) d d + 1 */
-  else if (pd) w = om_add_scalar(om__keep(&s, om_mul(om__keep(&s, om_add_scalar(pd, 8 * a)), d)), -4 * a); /* ((a d - 5 a) d + 8 a) d - 4 a */
-  om__scope_end(&s);
-  return w;
 }
 
 /* x [N, C, S] (as grid_tap's) read at coordinates src[k] [N, positions...] (float32, in pixels;
@@ -2953,63 +2903,26 @@ static om_tensor *linear_taps(om_tensor *x, om_tensor *const *src, int r, const 
   return sum;
 }
 
-/* GridSample over 2 or 3 spatial axes: X [N, C, (D,) H, W] read at grid [N, (Do,) Ho, Wo, r]
- * (x, y, (z) in [-1, 1]), linear (2^r taps), nearest (half to even) or, over 2 axes, cubic (16
- * taps around the coordinate, each moved inside by the padding on its own, as onnxruntime); the
- * taps are gathers of X [N, C, (D) H W]. */
+/* GridSample: the library's grid_sample (PyTorch's F.grid_sample, which ONNX's GridSample
+ * follows) over 2 or 3 spatial axes; opset 16's mode names (bilinear, bicubic) too. ONNX defines
+ * cubic over 2 axes only, as PyTorch's bicubic. */
 static bool bind_grid_sample(om_bind *b) {
-  om_tensor *x = b->in[0], *grid = b->in[1];
   int64_t align;
   const char *mode, *padding;
   if (!attr_i(b, "align_corners", 0, &align) || !attr_s(b, "mode", "linear", &mode) || !attr_s(b, "padding_mode", "zeros", &padding)) return false;
-  bool linear = !strcmp(mode, "linear") || !strcmp(mode, "bilinear"), cubic = !strcmp(mode, "cubic") || !strcmp(mode, "bicubic"); /* opset 16's names */
-  if (!linear && !cubic && strcmp(mode, "nearest")) return om__fail(OM_ERR_FORMAT, "%s (GridSample): mode '%s' (linear, nearest or cubic)", who(b), mode);
-  int pad = !strcmp(padding, "zeros") ? PAD_ZEROS : !strcmp(padding, "border") ? PAD_BORDER : !strcmp(padding, "reflection") ? PAD_REFLECTION : -1;
+  int m = !strcmp(mode, "linear") || !strcmp(mode, "bilinear") ? OM_GRID_BILINEAR : !strcmp(mode, "nearest") ? OM_GRID_NEAREST
+          : !strcmp(mode, "cubic") || !strcmp(mode, "bicubic") ? OM_GRID_BICUBIC : -1;
+  if (m < 0) return om__fail(OM_ERR_FORMAT, "%s (GridSample): mode '%s' (linear, nearest or cubic)", who(b), mode);
+  int pad = !strcmp(padding, "zeros") ? OM_GRID_ZEROS : !strcmp(padding, "border") ? OM_GRID_BORDER : !strcmp(padding, "reflection") ? OM_GRID_REFLECTION : -1;
   if (pad < 0) return om__fail(OM_ERR_FORMAT, "%s (GridSample): padding_mode '%s' (zeros, border or reflection)", who(b), padding);
-  int r = x->ndim - 2;
+  if (align != 0 && align != 1) return om__fail(OM_ERR_FORMAT, "%s (GridSample): align_corners %lld (0 or 1)", who(b), (long long)align);
+  int r = b->in[0]->ndim - 2;
   if (r != 2 && r != 3) return unsupported(b, "a grid over other than 2 or 3 spatial axes");
-  if (cubic && r != 2) return om__fail(OM_ERR_FORMAT, "%s (GridSample): mode cubic over 3 spatial axes (ONNX defines it over 2)", who(b));
+  if (m == OM_GRID_BICUBIC && r != 2) return om__fail(OM_ERR_FORMAT, "%s (GridSample): mode cubic over 3 spatial axes (ONNX defines it over 2)", who(b));
+  const om_tensor *x = b->in[0], *grid = b->in[1];
   bool fits = grid->ndim == x->ndim && grid->shape[0] == x->shape[0] && grid->shape[x->ndim - 1] == r;
   if (!fits) return om__fail(OM_ERR_SHAPE_MISMATCH, "%s (GridSample): the grid must be [N, (Do,) Ho, Wo, %d] for X [N, C, %s]", who(b), r, r == 2 ? "H, W" : "D, H, W");
-  int64_t size[3], out[5] = {x->shape[0], x->shape[1]}, flat[3] = {x->shape[0], x->shape[1], 1};
-  for (int k = 0; k < r; k++) size[k] = x->shape[x->ndim - 1 - k], flat[2] *= size[k], out[2 + k] = grid->shape[1 + k];
-  om_scope s = {0};
-  om_tensor *xr = om__keep(&s, om_reshape(x, flat, 3)), *src[3] = {NULL}, *y = NULL;
-  bool ok = xr != NULL;
-  for (int k = 0; ok && k < r; k++) /* cubic's coordinates as they are: its taps are padded one by one */
-    ok = (src[k] = om__keep(&s, grid_source(om__keep(&s, om_select(grid, r + 1, k)), size[k], align, cubic ? PAD_ZEROS : pad))) != NULL;
-  if (ok && flat[2] == 0) { /* nothing to read: zeros (onnxruntime's, whatever the padding) */
-    y = om__keep(&s, om_zeros(out, x->ndim, x->dtype));
-  } else if (ok && cubic) {
-    om_tensor *first[2], *wt[2][4], *sum = NULL; /* sum owned: the taps' terms so far */
-    for (int k = 0; ok && k < 2; k++) {
-      om_tensor *fl = om__keep(&s, floor_of(src[k])), *t = fl ? om__keep(&s, om_sub(src[k], fl)) : NULL;
-      first[k] = fl ? om__keep(&s, om_add_scalar(fl, -1)) : NULL;
-      for (int j = 0; j < 4; j++) wt[k][j] = t ? om__keep(&s, cubic_weight(t, j)) : NULL;
-      ok = first[k] && wt[k][0] && wt[k][1] && wt[k][2] && wt[k][3];
-    }
-    for (int tap = 0; ok && tap < 16; tap++) { /* tap (j, i): x first[0] + j, y first[1] + i */
-      om_scope c = {0};
-      om_tensor *at[2] = {om__keep(&c, om_add_scalar(first[0], tap & 3)), om__keep(&c, om_add_scalar(first[1], tap >> 2))};
-      for (int k = 0; k < 2; k++)
-        if (at[k] && pad == PAD_REFLECTION && size[k] > 1) at[k] = om__keep(&c, align ? reflect_into(at[k], 0, (double)(size[k] - 1)) : reflect_into(at[k], -0.5, (double)size[k] - 0.5));
-      om_tensor *w = om__keep(&c, om_mul(wt[0][tap & 3], wt[1][tap >> 2]));
-      om_tensor *t = at[0] && at[1] && w ? om__keep(&c, grid_tap(xr, at, 2, size, w, pad == PAD_ZEROS)) : NULL;
-      sum = !t ? then(sum, NULL) : sum ? then(sum, om_add(sum, t)) : om_tensor_retain(t);
-      ok = sum != NULL;
-      om__scope_end(&c);
-    }
-    y = om__keep(&s, sum);
-  } else if (ok && !linear) {
-    om_tensor *near[3] = {NULL}, *one = om__keep(&s, om_ones(src[0]->shape, src[0]->ndim, OM_FLOAT32));
-    for (int k = 0; ok && k < r; k++) ok = (near[k] = om__keep(&s, round_half_even(src[k]))) != NULL;
-    y = ok && one ? om__keep(&s, grid_tap(xr, near, r, size, one, pad == PAD_ZEROS)) : NULL;
-  } else if (ok) {
-    y = om__keep(&s, linear_taps(xr, src, r, size, pad == PAD_ZEROS));
-  }
-  ok = put(b, 0, y ? om_reshape(y, out, x->ndim) : NULL);
-  om__scope_end(&s);
-  return ok;
+  return put(b, 0, om_grid_sample(b->in[0], b->in[1], (om_grid_sample_mode)m, (om_grid_sample_padding)pad, align != 0));
 }
 
 /* DeformConv over 2 spatial axes (ONNX's reference defines no other): each output position's
@@ -5487,7 +5400,7 @@ static const om_onnx_rule rules[] = {
     {"Cosh", 1, 1, 1, "", bind_cosh, "cosh"},
     {"CumSum", 2, 2, 1, "exclusive:i reverse:i", bind_cumsum, "cumsum (reverse: of x flipped by index_select; exclusive: of x shifted behind zeros by cat)"},
     {"DFT", 1, 3, 1, "axis:i inverse:i onesided:i", bind_dft, "dft (accumulated in double; inverse, onesided, dft_length and axis known when planning)"},
-    {"DeformConv", 3, 5, 1, "dilations:I group:i kernel_shape:I offset_group:i pads:I strides:I", bind_deform_conv, "linear_taps (GridSample's bilinear gathers, zeros outside) of X at each output position's kernel taps moved by the offsets, times the mask, then a matmul per group with W, plus B (2 spatial axes; FLOAT)"},
+    {"DeformConv", 3, 5, 1, "dilations:I group:i kernel_shape:I offset_group:i pads:I strides:I", bind_deform_conv, "linear_taps (bilinear gathers, zeros outside) of X at each output position's kernel taps moved by the offsets, times the mask, then a matmul per group with W, plus B (2 spatial axes; FLOAT)"},
     {"DepthToSpace", 1, 1, 1, "blocksize!i mode:s=DCR|CRD", bind_depth_to_space, "pixel_shuffle (mode CRD); DCR: reshape, permute, reshape"},
     {"DequantizeLinear", 2, 3, 1, "axis:i", bind_dequantize_linear, "(x - zero point) cast, times scale (per tensor or per axis)"},
     {"Det", 1, 1, 1, "", bind_det, "det"},
@@ -5514,7 +5427,7 @@ static const om_onnx_rule rules[] = {
     {"GlobalMaxPool", 1, 1, 1, "", bind_global_max_pool, "amax"},
     {"Greater", 2, 2, 1, "", bind_greater, "gt (UINT64 as Less)"},
     {"GreaterOrEqual", 2, 2, 1, "", bind_greater_equal, "ge (UINT64 as Less)"},
-    {"GridSample", 2, 2, 1, "align_corners:i mode:s=linear|nearest|cubic|bilinear|bicubic padding_mode:s=zeros|border|reflection", bind_grid_sample, "gathers of X [N, C, (D) H W] at the taps, weighted: linear (bilinear, trilinear), nearest (half to even); padding zeros, border, reflection; align_corners (4-D and 5-D X); cubic (4-D X): 16 taps, each padded on its own"},
+    {"GridSample", 2, 2, 1, "align_corners:i mode:s=linear|nearest|cubic|bilinear|bicubic padding_mode:s=zeros|border|reflection", bind_grid_sample, "the library's grid_sample (PyTorch's F.grid_sample): linear (bilinear, trilinear), nearest (half to even), cubic (4-D X); padding zeros, border, reflection; align_corners; 4-D and 5-D X"},
     {"GroupNormalization", 3, 3, 1, "epsilon:f num_groups!i", bind_group_norm, "group_norm (scale and bias per group spread over its channels)"},
     {"HammingWindow", 1, 1, 1, "output_datatype:i periodic:i", bind_hamming_window, "25/46 - 21/46 cos(2 pi n / N) (as BlackmanWindow)"},
     {"HannWindow", 1, 1, 1, "output_datatype:i periodic:i", bind_hann_window, "0.5 - 0.5 cos(2 pi n / N) (as BlackmanWindow)"},

@@ -417,8 +417,21 @@ TEST(scatter_reduce_values_grads_and_errors) {
   CHECK_ERROR(om_scatter_reduce(x, 0, bad, src, OM_SCATTER_AMAX) != NULL, OM_ERR_INDEX_OUT_OF_RANGE,
               "scatter_reduce: index 3 is out of range for dim 0 of size 3");
   om_tensor *ints = TI(SHAPE(3), 1, 2, 3);
-  CHECK_ERROR(om_scatter_reduce(ints, 0, i2, nan, OM_SCATTER_AMIN) != NULL, OM_ERR_DTYPE_MISMATCH, "scatter_reduce: input must be float32, not int64");
-  om__release_all((om_tensor *[]){x, i, src, mx, mn, sum, x2, p, one, i2, nan, late, n1, n2, bad, ints}, 16);
+  CHECK_ERROR(om_scatter_reduce(ints, 0, i2, nan, OM_SCATTER_AMIN) != NULL, OM_ERR_DTYPE_MISMATCH,
+              "scatter_reduce: src is float32, input int64 (they must match, as PyTorch's)");
+  om_tensor *isrc4 = om_cast(src, OM_INT64), *b1 = om_cast(one, OM_BOOL), *b2 = om_cast(nan, OM_BOOL);
+  CHECK_ERROR(om_scatter_add(x, 0, i, isrc4) != NULL, OM_ERR_DTYPE_MISMATCH, "scatter_add: src is int64, input float32 (they must match, as PyTorch's)");
+  CHECK_ERROR(om_scatter_reduce(b1, 0, i2, b2, OM_SCATTER_AMAX) != NULL, OM_ERR_DTYPE_MISMATCH, "scatter_reduce: input must be float32, not bool");
+  /* int64 input and src: int64 out, each reduction in integers (1 with -4 and 9 at place 0) */
+  om_tensor *isrc = TI(SHAPE(2), -4, 9), *ir[4];
+  for (int k = 0; k < 4; k++) ir[k] = om_scatter_reduce(ints, 0, i2, isrc, (om_scatter_reduce_mode)k);
+  for (int k = 0; k < 4; k++) CHECK(ir[k] && om_tensor_dtype(ir[k]) == OM_INT64);
+  CHECK_VALUES(ir[OM_SCATTER_SUM], SHAPE(3), 0, 6, 2, 3);
+  CHECK_VALUES(ir[OM_SCATTER_PROD], SHAPE(3), 0, -36, 2, 3);
+  CHECK_VALUES(ir[OM_SCATTER_AMAX], SHAPE(3), 0, 9, 2, 3);
+  CHECK_VALUES(ir[OM_SCATTER_AMIN], SHAPE(3), 0, -4, 2, 3);
+  om__release_all(ir, 4);
+  om__release_all((om_tensor *[]){x, i, src, mx, mn, sum, x2, p, one, i2, nan, late, n1, n2, bad, ints, isrc, isrc4, b1, b2}, 20);
 }
 
 int main(void) {

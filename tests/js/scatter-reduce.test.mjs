@@ -20,12 +20,19 @@ const i64 = (rows) => om.tensor(rows, { dtype: 'int64' });
 describe('against PyTorch', () => {
   for (const [k, c] of fx.cases.entries()) {
     const { dim, reduce, includeSelf } = c.args;
-    test(`${JSON.stringify(c.args)} on [${c.inputs.map((x) => x.shape).join('], [')}] (case ${k})`, () => om.tidy(() => checkPyTorchCase(c,
-      ([x, index, src]) => x.scatterReduce(dim, index, src, reduce, { includeSelf }), { value: 1e-6, grad: 1e-5 })));
+    const call = ([x, index, src]) => x.scatterReduce(dim, index, src, reduce, { includeSelf });
+    test(`${JSON.stringify(c.args)} on [${c.inputs.map((x) => `${x.shape}`).join('], [')}] ${c.inputs[0].dtype} (case ${k})`, () => om.tidy(() => {
+      if (c.output.dtype !== 'int64') return checkPyTorchCase(c, call, { value: 1e-6, grad: 1e-5 });
+      const y = call(c.inputs.map((x) => om.tensor(x.data, { shape: x.shape, dtype: x.dtype }))); // int64: the same integers
+      assert.equal(y.dtype, 'int64');
+      assert.deepEqual(y.shape, c.output.shape);
+      assert.deepEqual(Array.from(y.toArray(), Number), c.output.data);
+    }));
   }
 
   test('the fixture has every reduce both ways, mostly with gradients', () => {
     assert.equal(new Set(fx.cases.map((c) => `${c.args.reduce} ${c.args.includeSelf}`)).size, 10);
+    assert.equal(new Set(fx.cases.filter((c) => c.output.dtype === 'int64').map((c) => `${c.args.reduce} ${c.args.includeSelf}`)).size, 10);
     assert.ok(fx.cases.filter((c) => c.grads.some((g) => g)).length >= 60);
   });
 
@@ -68,8 +75,13 @@ describe('forms and rules', () => {
       /^scatterReduce: reduce must be 'sum', 'prod', 'mean', 'amax' or 'amin', got a string \("max"\)$/);
     throwsKind(() => x.scatterReduce(0, index, s, 'sum', { includeSelf: 1 }), 'InvalidArgument', /^scatterReduce: includeSelf must be a boolean, got 1$/);
     throwsKind(() => x.scatterReduce(0, index, s, 'sum', { include_self: false }), 'InvalidArgument', /^scatterReduce: unknown option 'include_self'/);
-    throwsKind(() => om.zeros([3], { dtype: 'int64' }).scatterReduce(0, i64([0]), i64([1]), 'sum'), 'DtypeMismatch',
-      /^scatterReduce: input must be float32, not int64 \(the library reduces float32\)$/);
+    throwsKind(() => om.zeros([3], { dtype: 'bool' }).scatterReduce(0, i64([0]), om.ones([1], { dtype: 'bool' }), 'sum'), 'DtypeMismatch',
+      /^scatterReduce: input must be float32 or int64, not bool$/);
+    throwsKind(() => om.zeros([3], { dtype: 'int64' }).scatterReduce(0, i64([0]), om.ones([1]), 'amax'), 'DtypeMismatch',
+      /^scatterReduce: src is float32, input int64 \(they must match, as PyTorch's\)$/);
+    // the C ops' own check, for callers that reach them without scatterReduce's
+    throwsKind(() => om.zeros([3], { dtype: 'int64' }).scatterAdd(0, i64([0]), om.ones([1])), 'DtypeMismatch',
+      /^scatterAdd: src is float32, input int64 \(they must match, as PyTorch's\)$/);
     throwsKind(() => x.scatterReduce(0, index, s.to('float64'), 'amax'), 'DtypeMismatch', /^scatterReduce: src is float64, input float32/);
     throwsKind(() => x.scatterReduce(0, index.to('float32'), s, 'amax'), 'DtypeMismatch', /^scatterReduce: index must be int64, got float32$/);
     throwsKind(() => x.scatterReduce(2, index, s, 'prod'), 'IndexOutOfRange', /^scatterReduce: dim 2 is out of range for a tensor of 2 dims$/);
@@ -81,7 +93,26 @@ describe('forms and rules', () => {
   }));
 });
 
+test('int64: sums and products wrap around as PyTorch\'s (two\'s complement; /usr/bin/python3\'s torch gave these), the mean rounds down', () => om.tidy(() => {
+  const big = 2n ** 62n, x = i64([big, 3n, -7n]), index = i64([0, 0, 1, 2, 2]), s = i64([big, big, 5n, 2n, 1n]);
+  assert.deepEqual(Array.from(x.scatterReduce(0, index, s, 'sum').toArray()), [-(2n ** 62n), 8n, -4n]); // 3 * 2^62 wraps to -2^62
+  assert.deepEqual(Array.from(x.scatterReduce(0, index, s, 'prod').toArray()), [0n, 15n, -14n]); // 2^186 wraps to 0
+  assert.deepEqual(Array.from(x.scatterReduce(0, index, s, 'mean', { includeSelf: false }).toArray()), [-big, 5n, 1n]); // 2^63 wraps first
+  assert.deepEqual(Array.from(i64([-7n, 7n]).scatterReduce(0, i64([0, 1]), i64([0n, 0n]), 'mean').toArray()), [-4n, 3n]); // -3.5 down to -4
+  assert.deepEqual(Array.from(i64([1n, 2n]).scatterReduce(0, i64([0, 0]), i64([-(2n ** 63n), 2n ** 63n - 1n]), 'amax', { includeSelf: false }).toArray()),
+    [2n ** 63n - 1n, 2n]);
+}));
+
 describe('traced', () => {
+  test('int64 input and src, every reduce both ways: onnxruntime-web and the Session agree with eager at other sizes', () => withTraced((keep, trace) => {
+    const model = moduleOf((x, index, s) => REDUCES.flatMap((reduce) => [true, false].map((includeSelf) => x.scatterReduce(1, index, s, reduce, { includeSelf }))));
+    trace(model, {
+      x: [i64([[5, -3, 8, 0, 2], [-9, 4, 4, 1, -2], [7, 0, -6, 3, 3]]), ['n', null]],
+      index: [i64([[4, 0, 4, 1], [2, 2, 2, 0], [1, 3, 0, 3]]), ['n', null]],
+      s: [i64([[-4, 9, 3, 2], [6, -5, -1, 7], [2, 2, -8, 0]]), ['n', null]],
+    });
+  }));
+
   test('every reduce with and without the input: onnxruntime-web and the Session agree with eager at other sizes', () => withTraced((keep, trace) => {
     const model = moduleOf((x, index, s) => REDUCES.flatMap((reduce) => [true, false].map((includeSelf) => x.scatterReduce(1, index, s, reduce, { includeSelf }))));
     trace(model, {
