@@ -4,8 +4,8 @@
 // `backbone.layers.0.mixer.in_proj.weight`, `...mixer.A_log`, `...mixer.D`, `backbone.norm_f.weight`,
 // `lm_head.weight` tied to the embeddings) loads with a strict loadStateDict. The selective scan is
 // upstream's loop over the sequence (`for i in range(seq_len)`), each step's output collected and
-// stacked. It traces with a symbolic batch at a fixed length (the scan unrolled); a symbolic length
-// is refused today (README.md, "Mamba").
+// stacked. It traces with a symbolic batch at a fixed length (the scan unrolled), and with a
+// symbolic length too (one ONNX Loop per layer; docs/tracing.md, "Mamba").
 // input_ids [batch, seq] (int64) -> logits [batch, seq, vocab_size].
 import * as om from 'onemodel';
 import { RMSNorm, portConfig } from './modeling_utils.mjs';
@@ -55,10 +55,14 @@ export class MambaMixer extends nn.Module {
 
   /**
    * The conv's first seq_len outputs (upstream's `self.conv1d(hidden_states)[..., :seq_len]`): with
-   * padding conv_kernel - 1 on both sides, the causal ones.
+   * padding conv_kernel - 1 on both sides, the causal ones. Cropped from the end (the conv gives
+   * seq_len + conv_kernel - 1 outputs; the same ones): the tracer rolls the scan over a symbolic
+   * length with this crop, while upstream's `:seq_len` beside the loop is still refused
+   * (docs/tracing.md, "Mamba").
    */
   causalConv(hiddenStates, seqLen) {
-    return this.conv1d.forward(hiddenStates).slice(-1, 0, seqLen);
+    const out = this.conv1d.forward(hiddenStates);
+    return this.conv_kernel_size > 1 ? out.slice(-1, 0, 1 - this.conv_kernel_size) : out.slice(-1, 0, seqLen);
   }
 
   /** slow_forward(input_states) without cache_params or attention_mask: [batch, seq, hidden] -> the same. */

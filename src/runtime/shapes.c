@@ -952,7 +952,7 @@ static void conv_transpose(sctx *c, sshape *o) {
     return;
   }
   for (int d = 0; d < sp; d++) {
-    int64_t xd = x->d[2 + d], k = w->d[2 + d], s = st ? st->ints[d] : 1, dil = dl ? dl->ints[d] : 1, len, t;
+    int64_t xd = x->d[2 + d], k = w->d[2 + d], s = st ? st->ints[d] : 1, dil = dl ? dl->ints[d] : 1, len = 0, t = 0; /* 0s only quiet -O1's maybe-uninitialized: fits sets both */
     int64_t pads = pd && !same && !(ap && !strcmp(ap->s, "VALID")) ? pd->ints[d] + pd->ints[sp + d] : 0, extra = opad ? opad->ints[d] : 0;
     bool fits = xd >= 1 && k >= 1 && s >= 1 && dil >= 1 && !__builtin_mul_overflow(s, xd - 1, &len) && !__builtin_mul_overflow(k - 1, dil, &t) &&
                 !__builtin_add_overflow(len, t, &len) && !__builtin_add_overflow(len, 1, &len) && !__builtin_add_overflow(len, extra, &len) && !__builtin_sub_overflow(len, pads, &len);

@@ -256,18 +256,22 @@ static void generic_candidates(probe *p) {
 /* ---- choosing ---- */
 
 /* The probe's assignments for this call: the trace's (those that move a symbol the call uses)
- * and the call's extra ones. */
+ * and the call's extra ones; none from where a run took a loop's more steps (om__run_loop_end:
+ * the record run's fixed count of steps there is no size the model computes, and the range check
+ * rolls the loop), so that a call after the loop (the stacked steps added to the input) is not
+ * taken to fail there. */
 static int probe_list(const probe *p, const int64_t **list, bool *small, int cap) {
   const om_trace *tr = p->l->tr;
-  int64_t v0[64];
+  int64_t v0[64], end[64];
   om__run_example(tr, v0);
+  for (int q = 0; q < tr->symbols.n; q++) end[q] = om__run_loop_end(tr, q);
   int n = 0;
   for (int k = 0; k < tr->n_probes && n < cap; k++) {
     const om_symbol *s = tr->symbols.v;
     bool moves = false, inside = true;
     for (int q = 0; q < tr->symbols.n; q++) {
       moves |= (p->used >> q & 1) && tr->probes[k][q] != v0[q];
-      inside &= tr->probes[k][q] >= s[q].vmin && tr->probes[k][q] <= s[q].vmax;
+      inside &= tr->probes[k][q] >= s[q].vmin && tr->probes[k][q] <= end[q];
     }
     if (moves && inside) small[n] = tr->probe_small[k], list[n++] = tr->probes[k];
   }

@@ -189,7 +189,7 @@ static bool spare_take(om_trace *tr, om_run *run) {
     if (!same) continue;
     memcpy(s->v, run->v, sizeof s->v);
     *run = *s;
-    run->dropped = false; /* what the record run made of it is made again */
+    run->dropped = run->looped = false; /* what the record run made of it is made again */
     *s = tr->spare.v[--tr->spare.n];
     return true;
   }
@@ -606,6 +606,56 @@ static bool parts(om_trace *tr, int r, const char *who, int64_t index, const cha
   return true;
 }
 
+/* The op of run's live call at rank. */
+static int live_op(const om_run *run, int rank) { return run->calls.v[run->live.v[rank]].op; }
+
+/* Whether run's live calls from rank j on repeat the len before them, which repeat the len before
+ * those (a block seen at least twice, as a loop's body over a size is in the base run too). */
+static bool repeats_at(const om_run *run, int j, int len) {
+  if (2 * len > j || j + len > run->live.n) return false;
+  for (int i = j - len; i < j + len; i++)
+    if (live_op(run, i) != live_op(run, i - len)) return false;
+  return true;
+}
+
+/* Whether run's live calls are the base run's with whole repeats of blocks inserted, from rank p
+ * where they first differ on (a loop over the size making more steps there, and the steps stacked
+ * after it one more unsqueeze each: Mamba's scan): at each place where the two differ, the run
+ * repeats a block that came at least twice right before (the shortest such), and after all of
+ * them the two end alike. A size threshold (BigBird's attention type, a window's padding) calls
+ * other ops there, and is not such a run. */
+static bool by_repeats(const om_trace *tr, const om_run *run, int p) {
+  const om_run *base = &tr->base;
+  int i = p, j = p;
+  while (j < run->live.n) {
+    if (i < base->live.n && live_op(run, j) == live_op(base, i)) {
+      i++, j++;
+      continue;
+    }
+    int len = 1;
+    while (2 * len <= j && !repeats_at(run, j, len)) len++;
+    if (2 * len > j) return false;
+    j += len;
+  }
+  return i == base->live.n && j > p;
+}
+
+int64_t om__run_loop_end(const om_trace *tr, int k) {
+  int64_t end = tr->symbols.v[k].vmax, v0[64];
+  om__run_example(tr, v0);
+  /* the runs move several symbols at once: k is the loop's when every run that took its more
+   * steps has k above the example, and no run above the example with k moved took the record
+   * run's path (the batch moved alone makes no more calls) */
+  for (int r = 0; r < tr->runs.n; r++) {
+    const om_run *run = &tr->runs.v[r];
+    bool above = run->v[k] > v0[k];
+    if (run->looped && !above) return tr->symbols.v[k].vmax;
+    if (!run->looped && above && !run->dropped && run->n_outputs >= 0 && !is_small(tr, run)) return tr->symbols.v[k].vmax;
+    if (run->looped && run->v[k] - 1 < end) end = run->v[k] - 1;
+  }
+  return end;
+}
+
 /* Before the record run: each run above the example whose live calls are other ops than the
  * base run's (the model takes another path there: `T > 50 ? x.mul(2) : x.add(1)` at T = 69)
  * parts at the first such call now, not at the record run's first call that merely reads other
@@ -631,6 +681,7 @@ static bool part_paths(om_trace *tr, bool small) {
       }
       int other = run->calls.v[run->live.v[rank]].op;
       if (other != op) {
+        run->looped = by_repeats(tr, run, rank);
         if (!parts(tr, r, kind_name(op), index, "calls %s here (call %lld)", kind_name(other), (long long)index + 1)) return false;
         break;
       }
@@ -2764,7 +2815,7 @@ record:
     }
     tr->more_syms = 0;
     memcpy(tr->symbols.v, rec, sizeof *rec * (size_t)tr->symbols.n);
-    for (int r = 0; r < tr->runs.n; r++) tr->runs.v[r].dropped = false;
+    for (int r = 0; r < tr->runs.n; r++) tr->runs.v[r].dropped = tr->runs.v[r].looped = false;
     tr->more = false;
     tr->rounds++;
     bool edges_only = !n_more && tr->more_at_n; /* a round for a float product's edges alone */

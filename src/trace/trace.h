@@ -150,6 +150,8 @@ typedef struct om_run {
                        * first calls it has in common with the base run */
   bool dropped;       /* a run below the example that failed or parted: not used further */
   bool far;           /* a far run (runs.c far_sizes): where the model fails it narrows nothing */
+  bool looped;        /* it parted from the base run by whole repeats of a block of calls (a loop
+                       * over a size making more steps there: runs.c part_paths) */
   uint32_t serial;    /* om_trace.serial while it ran: the tensors it made carry it */
   char error[320];    /* the error that ended it */
 } om_run;
@@ -457,6 +459,11 @@ bool om__run_fails_at(om_trace *tr, const int64_t *v, int64_t index, const char 
 /** A run above the example parted from the record run at its call index (why: the refusal, if
  *  the range check finds no threshold): notes the first (tr->far_parted, tr->far_site). */
 void om__run_far_parted(om_trace *tr, const char *why, int64_t index);
+/** The largest variable of symbol k below every run that parted from the record run by a loop's
+ *  more steps (om_run.looped) when k is that loop's symbol (every such run has k above the
+ *  example, and no run with k above it took the record run's path), else k's maximum: past there
+ *  the record run's graph holds only once the range check rolls the loop. Borrows tr. */
+int64_t om__run_loop_end(const om_trace *tr, int k);
 /** Whether run r has a symbol below its example size. */
 bool om__run_small(const om_trace *tr, int r);
 /** When run r is below the example in some symbol: drops it (not used further) and narrows
