@@ -449,6 +449,16 @@ int64_t om__gemm_scratch(int64_t m, int64_t n, int64_t k, bool in_place);
  *  matrix. It neither allocates nor fails, so a part of om__parallel may call it. */
 void om__gemm_on(const float *a, int64_t ars, int64_t acs, const float *apk, const float *b, int64_t brs, int64_t bcs,
                  const int64_t *koff, float *c, int64_t ldc, int64_t m, int64_t n, int64_t k, float *scratch);
+/** The floats of a [k, n] matrix b packed whole by om__gemm_pack_b. */
+int64_t om__gemm_packed_b(int64_t n, int64_t k);
+/** Packs b [k, n] (strides brs, bcs) whole into the caller's bpk (om__gemm_packed_b floats) for
+ *  om__gemm_on_b: a weight that many products on one thread read (a recurrent layer's w_hh per step). */
+void om__gemm_pack_b(const float *b, int64_t brs, int64_t bcs, int64_t n, int64_t k, float *bpk);
+/** c [m, n] (row stride ldc) = a b on the calling thread, b packed whole in bpk (om__gemm_pack_b),
+ *  in the caller's scratch (om__gemm_scratch(m, n, k, false) floats), with om__gemm's bits. It
+ *  neither allocates nor fails, so a part of om__parallel may call it. */
+void om__gemm_on_b(const float *a, int64_t ars, int64_t acs, const float *bpk, float *c, int64_t ldc, int64_t m, int64_t n, int64_t k,
+                   float *scratch);
 /** One softmax (or log_softmax) row of n elements stride apart, r into y (y may be r: every read
  *  comes before the first write); e is scratch for n doubles. The softmax kernel and the
  *  attention op's share it, so the two give the same bits (src/ops/norm.c). */

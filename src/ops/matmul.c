@@ -369,13 +369,60 @@ static int64_t round_up(int64_t v, int64_t to) { return (v + to - 1) / to * to; 
 static int64_t packed_a_floats(int64_t m, int64_t k) { return round_up(m, MR) * k; }
 static int64_t packed_b_floats(int64_t n, int64_t k) { return round_up(n, NR) * k; }
 
+/* C[m, n] (+)= A B for fewer rows than a tile with B packed whole beforehand (om__gemm_pack_b:
+ * each NC block's KC slices, NR-column panels with k ascending), a recurrent step's h w_hhᵀ at
+ * batch 1 to 3 against the weight packed once per layer: each k of a panel is two contiguous
+ * vectors, so there is no gather nor transpose per step (one_row_cols' shuffles bound it). Four
+ * panels at a time (eight independent sums, a chain of adds each), then one at a time; each C
+ * element summed as micro sums it: from zero, k ascending within a KC block, each block's sum
+ * added to C in order. */
+static inline __attribute__((always_inline)) void panels_row(const float *a, int64_t acs, const float *bq, int64_t kc, float *c, int nr,
+                                                             bool add, const int g) {
+  v4f s00 = {0, 0, 0, 0}, s01 = s00, s10 = s00, s11 = s00, s20 = s00, s21 = s00, s30 = s00, s31 = s00;
+  const float *b0 = bq, *b1 = bq + kc * NR, *b2 = b1 + kc * NR, *b3 = b2 + kc * NR; /* the panels: kc NR floats each */
+  for (int64_t kk = 0; kk < kc; kk++) {
+    float x = a[kk * acs];
+    v4f ax = {x, x, x, x};
+    int64_t o = kk * NR;
+    s00 += ax * *(const v4f *)(b0 + o), s01 += ax * *(const v4f *)(b0 + o + 4);
+    if (g > 1) {
+      s10 += ax * *(const v4f *)(b1 + o), s11 += ax * *(const v4f *)(b1 + o + 4);
+      s20 += ax * *(const v4f *)(b2 + o), s21 += ax * *(const v4f *)(b2 + o + 4);
+      s30 += ax * *(const v4f *)(b3 + o), s31 += ax * *(const v4f *)(b3 + o + 4);
+    }
+  }
+  v4f t[8] = {s00, s01, s10, s11, s20, s21, s30, s31};
+  for (int j = 0; j < nr; j++) {
+    float v = t[j / 4][j % 4];
+    c[j] = add ? c[j] + v : v;
+  }
+}
+
+static void small_m_packed(strided a, const float *bpk, float *c, int64_t ldc, int64_t m, int64_t n, int64_t k, bool acc) {
+  for (int64_t jc = 0; jc < n; jc += NC) {
+    int64_t nc = n - jc < NC ? n - jc : NC;
+    for (int64_t pc = 0; pc < k; pc += KC) {
+      int64_t kc = k - pc < KC ? k - pc : KC;
+      const float *bq = bpk + jc * k + pc * round_up(nc, NR);
+      for (int64_t i = 0; i < m; i++) {
+        const float *ar = a.p + i * a.rs + pc * a.cs;
+        float *cr = c + i * ldc + jc;
+        int64_t jr = 0;
+        for (; jr + 4 * NR <= nc; jr += 4 * NR) panels_row(ar, a.cs, bq + jr * kc, kc, cr + jr, 4 * NR, acc || pc > 0, 4);
+        for (; jr < nc; jr += NR) panels_row(ar, a.cs, bq + jr * kc, kc, cr + jr, (int)(nc - jr < NR ? nc - jr : NR), acc || pc > 0, 1);
+      }
+    }
+  }
+}
+
 /* C (row stride ldc) = A B (or C += A B with acc) for one matrix pair, with scratch panels ap and
  * bp; apk or bpk (else NULL): A or B packed whole beforehand (pack_part), read instead of
  * packing its blocks again. */
 static void gemm(strided a, strided b, float *c, int64_t ldc, int64_t m, int64_t n, int64_t k, float *ap, float *bp, const float *apk,
                  const float *bpk, bool acc) {
   if (m < MR && k > 0) {
-    small_m(a, b, c, ldc, m, n, k, acc);
+    if (bpk) small_m_packed(a, bpk, c, ldc, m, n, k, acc);
+    else small_m(a, b, c, ldc, m, n, k, acc);
     return;
   }
   if (k == 0) {
@@ -445,6 +492,21 @@ int64_t om__gemm_scratch(int64_t m, int64_t n, int64_t k, bool in_place) {
 void om__gemm_on(const float *a, int64_t ars, int64_t acs, const float *apk, const float *b, int64_t brs, int64_t bcs,
                  const int64_t *koff, float *c, int64_t ldc, int64_t m, int64_t n, int64_t k, float *scratch) {
   if (m > 0 && n > 0) product((strided){a, ars, acs}, (strided){b, brs, bcs}, koff, c, ldc, m, n, k, false, scratch, apk, NULL);
+}
+
+int64_t om__gemm_packed_b(int64_t n, int64_t k) { return packed_b_floats(n, k); }
+
+void om__gemm_pack_b(const float *b, int64_t brs, int64_t bcs, int64_t n, int64_t k, float *bpk) {
+  for (int64_t jc = 0; jc < n; jc += NC) {
+    int64_t nc = n - jc < NC ? n - jc : NC;
+    for (int64_t pc = 0; pc < k; pc += KC)
+      pack_b(bpk + jc * k + pc * round_up(nc, NR), (strided){b + pc * brs + jc * bcs, brs, bcs}, k - pc < KC ? k - pc : KC, nc);
+  }
+}
+
+void om__gemm_on_b(const float *a, int64_t ars, int64_t acs, const float *bpk, float *c, int64_t ldc, int64_t m, int64_t n, int64_t k,
+                   float *scratch) {
+  if (m > 0 && n > 0) product((strided){a, ars, acs}, (strided){NULL, 0, 0}, NULL, c, ldc, m, n, k, false, scratch, NULL, bpk);
 }
 
 /* ---- products on several threads ----
