@@ -467,9 +467,10 @@ void om__softmax_row(const float *r, float *y, int64_t n, int64_t stride, double
 /* The attention op's attributes (src/ops/matmul.c): i = [has_mask, mask kind, scale kind],
  * f = [scale, fill]. The mask is added (float), or a bool mask picks the scores where it is
  * true and fill elsewhere (KEEP), or fill where it is true (FILL); the scale multiplies or
- * divides the scores. */
+ * divides the scores (MUL, DIV), or q's every element before the product (Q_MUL, Q_DIV: what
+ * torch.onnx's nn.MultiheadAttention writes, q / sqrt(d) before the scores). */
 enum { OM_ATTN_ADD = 0, OM_ATTN_KEEP = 1, OM_ATTN_FILL = 2 };
-enum { OM_ATTN_UNSCALED = 0, OM_ATTN_MUL = 1, OM_ATTN_DIV = 2 };
+enum { OM_ATTN_UNSCALED = 0, OM_ATTN_MUL = 1, OM_ATTN_DIV = 2, OM_ATTN_Q_MUL = 3, OM_ATTN_Q_DIV = 4 };
 /** softmax(scale(q kt) (+ mask)) v, the attention op: q [..., L, E], kt [..., E, S] (the key
  *  transposed, usually a view), v [..., S, Ev], mask NULL or broadcasting to [..., L, S]; batch
  *  dims broadcast. The same bits as the separate ops (matmul, mul or div, add or where,
