@@ -288,9 +288,10 @@ describe('fast mode: q scaled by a constant before the scores is the attention\'
   });
 
   test('near misses keep their nodes: a scale of a vector, q read by another node too', async () => {
-    await agree(graph({ c: { name: 'c', dtype: 'float32', dims: [4], values: [3, 2, 1, 0.5] } }), { shapes, fast: ['div', 'attention'], exact: unfused('div'), tol: 0 });
+    const small = [shapes[0]];
+    await agree(graph({ c: { name: 'c', dtype: 'float32', dims: [4], values: [3, 2, 1, 0.5] } }), { shapes: small, fast: ['div', 'attention'], exact: unfused('div'), tol: 0 });
     await agree(graph({ y: 'o', extra: [{ op: 'Add', inputs: ['o', 'q'], outputs: ['y'] }] }),
-      { shapes, fast: ['div', 'attention', 'add'], exact: [...unfused('div'), 'add'], tol: 0 });
+      { shapes: small, fast: ['div', 'attention', 'add'], exact: [...unfused('div'), 'add'], tol: 0 });
   });
 });
 
