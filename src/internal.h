@@ -449,6 +449,16 @@ int64_t om__gemm_scratch(int64_t m, int64_t n, int64_t k, bool in_place);
  *  matrix. It neither allocates nor fails, so a part of om__parallel may call it. */
 void om__gemm_on(const float *a, int64_t ars, int64_t acs, const float *apk, const float *b, int64_t brs, int64_t bcs,
                  const int64_t *koff, float *c, int64_t ldc, int64_t m, int64_t n, int64_t k, float *scratch);
+/** The floats of a [k, n] matrix b packed whole by om__gemm_pack_b. */
+int64_t om__gemm_packed_b(int64_t n, int64_t k);
+/** Packs b [k, n] (strides brs, bcs) whole into the caller's bpk (om__gemm_packed_b floats) for
+ *  om__gemm_on_b: a weight that many products on one thread read (a recurrent layer's w_hh per step). */
+void om__gemm_pack_b(const float *b, int64_t brs, int64_t bcs, int64_t n, int64_t k, float *bpk);
+/** c [m, n] (row stride ldc) = a b on the calling thread, b packed whole in bpk (om__gemm_pack_b),
+ *  in the caller's scratch (om__gemm_scratch(m, n, k, false) floats), with om__gemm's bits. It
+ *  neither allocates nor fails, so a part of om__parallel may call it. */
+void om__gemm_on_b(const float *a, int64_t ars, int64_t acs, const float *bpk, float *c, int64_t ldc, int64_t m, int64_t n, int64_t k,
+                   float *scratch);
 /** One softmax (or log_softmax) row of n elements stride apart, r into y (y may be r: every read
  *  comes before the first write); e is scratch for n doubles. The softmax kernel and the
  *  attention op's share it, so the two give the same bits (src/ops/norm.c). */
@@ -457,9 +467,10 @@ void om__softmax_row(const float *r, float *y, int64_t n, int64_t stride, double
 /* The attention op's attributes (src/ops/matmul.c): i = [has_mask, mask kind, scale kind],
  * f = [scale, fill]. The mask is added (float), or a bool mask picks the scores where it is
  * true and fill elsewhere (KEEP), or fill where it is true (FILL); the scale multiplies or
- * divides the scores. */
+ * divides the scores (MUL, DIV), or q's every element before the product (Q_MUL, Q_DIV: what
+ * torch.onnx's nn.MultiheadAttention writes, q / sqrt(d) before the scores). */
 enum { OM_ATTN_ADD = 0, OM_ATTN_KEEP = 1, OM_ATTN_FILL = 2 };
-enum { OM_ATTN_UNSCALED = 0, OM_ATTN_MUL = 1, OM_ATTN_DIV = 2 };
+enum { OM_ATTN_UNSCALED = 0, OM_ATTN_MUL = 1, OM_ATTN_DIV = 2, OM_ATTN_Q_MUL = 3, OM_ATTN_Q_DIV = 4 };
 /** softmax(scale(q kt) (+ mask)) v, the attention op: q [..., L, E], kt [..., E, S] (the key
  *  transposed, usually a view), v [..., S, Ev], mask NULL or broadcasting to [..., L, S]; batch
  *  dims broadcast. The same bits as the separate ops (matmul, mul or div, add or where,

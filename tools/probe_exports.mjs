@@ -1,8 +1,10 @@
 // torch.onnx.export files of models the bench does not hold (tools/probe_exports.py: torchvision's
-// Swin-T, RegNet, MNASNet, EfficientNet, MobileNetV2, ConvNeXt, ResNeXt, ViT-B/32, MaxViT, and a
-// BERT-style encoder and GPT-2-style decoder in plain torch) in the Session and in onnxruntime-web:
+// Swin-T, RegNet, MNASNet, EfficientNet-B0/B1, MobileNetV2/V3, ConvNeXt, ResNet-50, ResNeXt,
+// ViT-B/16 and B/32, MaxViT, a BERT-style encoder and GPT-2-style decoder in plain torch, and an
+// LSTM classifier) in the Session and in onnxruntime-web:
 // each output's largest difference from PyTorch's own at batch 1 and 8 (and 3 x 20 tokens), then
-// the speed at batch 1 and 8, one thread each side, alternating samples in this process, CPU time.
+// the speed at batch 1 and 8, one thread each side, alternating samples in this process, CPU time
+// (OM_PROBE_THREADS=2: two threads each side, wall time).
 //
 //   npm run probe:exports                 bootstrap + build, the files into the cache, every model
 //   node tools/probe_exports.mjs [NAME ...]   these models only (OM_PROBE_SAMPLES samples, default 5)
@@ -16,20 +18,24 @@ import * as ort from 'onnxruntime-web';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const DIR = join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'onemodel', 'probe-exports');
-const MODELS = ['bert_style', 'gpt2_style', 'mobilenet_v2', 'regnet_y_400mf', 'mnasnet0_5', 'efficientnet_b1', 'convnext_tiny', 'resnext50_32x4d',
-                'swin_t', 'vit_b_32', 'maxvit_t'];
+const MODELS = ['bert_style', 'gpt2_style', 'lstm_classifier', 'mobilenet_v2', 'mobilenet_v3_small', 'regnet_y_400mf', 'mnasnet0_5',
+                'efficientnet_b0', 'efficientnet_b1', 'convnext_tiny', 'resnet50', 'resnext50_32x4d', 'swin_t', 'vit_b_16', 'vit_b_32', 'maxvit_t'];
 const SAMPLES = Number(process.env.OM_PROBE_SAMPLES) || 5;
+// One thread each side by default, timed in CPU time; with two (OM_PROBE_THREADS=2) ORT's second
+// thread is a worker whose time the process's CPU time counts too, so wall time is the fair measure.
+const THREADS = Number(process.env.OM_PROBE_THREADS) || 1;
+if (THREADS !== 1 && THREADS !== 2) throw new Error(`probe_exports: OM_PROBE_THREADS is ${THREADS}; 1 or 2`);
 const names = process.argv.length > 2 ? process.argv.slice(2) : MODELS;
 const missing = names.filter((n) => !existsSync(join(DIR, `${n}.json`)));
 if (missing.length && spawnSync('/usr/bin/python3', [join(ROOT, 'tools/probe_exports.py'), DIR, ...missing], { stdio: 'inherit' }).status !== 0) {
   throw new Error('probe_exports: tools/probe_exports.py failed (it needs Debian\'s python3-torch and python3-torchvision)');
 }
-ort.env.wasm.numThreads = 1;
+ort.env.wasm.numThreads = THREADS;
 await om.ready();
-om.setNumThreads(1);
+om.setNumThreads(THREADS);
 
-/** This process's CPU time in ms (ORT-web's one thread runs in it too). */
-const cpu = () => { const u = process.cpuUsage(); return (u.user + u.system) / 1000; };
+/** This process's CPU time in ms (ORT-web's one thread runs in it too), or wall time at two threads. */
+const cpu = THREADS === 1 ? () => { const u = process.cpuUsage(); return (u.user + u.system) / 1000; } : () => performance.now();
 const median = (a) => [...a].sort((x, y) => x - y)[a.length >> 1];
 const raw = (file, Type) => { const b = readFileSync(file); return new Type(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength)); };
 const e = (v) => v.toExponential(2);

@@ -6,7 +6,8 @@ own outputs for the inputs the probe feeds (<dir>/<name>.json lists them; each t
 little-endian values in <dir>/<name>.<batch>x<size>.<tensor>.bin): batch 1 and 8 at the export
 size, and batch 3 at 20 tokens for the token models (another size than the export's).
 
-    torchvision 0.14's swin_t (224), regnet_y_400mf, mnasnet0_5, efficientnet_b1, mobilenet_v2 (128),
+    torchvision 0.14's resnet50 (96), mobilenet_v3_small, efficientnet_b0 (128; these three with height and
+    width dynamic too, checked at batch 3 at 32 pixels more), vit_b_16 (224), swin_t (224), regnet_y_400mf, mnasnet0_5, efficientnet_b1, mobilenet_v2 (128),
     convnext_tiny, resnext50_32x4d (96), vit_b_32, maxvit_t (224); weights random (seed 0), batch
     norms' statistics random (so that folding them is not the identity)
     bert_style      a BERT-style encoder written in plain torch: embeddings and LayerNorm, post-norm
@@ -14,6 +15,7 @@ size, and batch 3 at 20 tokens for the token models (another size than the expor
     gpt2_style      a GPT-2-style decoder: pre-norm blocks, one c_attn projection split in three, a
                     causal bool mask buffer applied with where(mask, scores, finfo.min), tanh GELU,
                     the LM head tied to the token embedding
+    lstm_classifier tools/bench_exports.py's bidirectional LSTM classifier (32 steps at export, 20 at batch 3)
 
 swin_v2_t does not export from PyTorch 1.13 (aten::zero has no ONNX symbolic).
 Not committed: run it into a cache or /tmp.
@@ -32,7 +34,7 @@ import torch.nn.functional as F
 import torchvision
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_exports import chosen  # noqa: E402
+from bench_exports import BiLSTMClassifier, chosen  # noqa: E402
 
 class BertStyle(nn.Module):
     """BERT-style encoder: embeddings + LayerNorm, post-norm blocks, extended attention mask."""
@@ -94,7 +96,14 @@ class GPT2Style(nn.Module):
 M = torchvision.models
 def tv(fn, **kw):
     return lambda: fn(**kw)
+# name: (builder, input kind, size at export); 'img+hw' is an image model exported with its height and
+# width dynamic too (checked at batch 3 at another size), 'seq' the LSTM classifier's [batch, steps, 64]
 MODELS = {
+    'resnet50': (tv(M.resnet50), 'img+hw', 96),
+    'mobilenet_v3_small': (tv(M.mobilenet_v3_small), 'img+hw', 128),
+    'efficientnet_b0': (tv(M.efficientnet_b0), 'img+hw', 128),
+    'vit_b_16': (tv(M.vit_b_16), 'img', 224),
+    'lstm_classifier': (BiLSTMClassifier, 'seq', 32),
     'swin_t': (tv(M.swin_t), 'img', 224),
     'regnet_y_400mf': (tv(M.regnet_y_400mf), 'img', 128),
     'mnasnet0_5': (tv(M.mnasnet0_5), 'img', 128),
@@ -125,8 +134,10 @@ def randomize_bn(net):
 
 def inputs(kind, size, b, seed):
     g = torch.Generator().manual_seed(seed)
-    if kind == 'img':
+    if kind.startswith('img'):
         return {'x': torch.randn(b, 3, size, size, generator=g)}
+    if kind == 'seq':
+        return {'x': torch.randn(b, size, 64, generator=g)}
     ids = torch.randint(0, 1000, (b, size), generator=g)
     if kind == 'bert':
         m = torch.ones(b, size, dtype=torch.long); m[:, size - 5:] = 0
@@ -142,8 +153,10 @@ def main(out, names):
         ex = inputs(kind, size, 2, 0)
         outs = ['logits'] if kind != 'bert' else ['last_hidden_state', 'pooler_output']
         axes = {n: {0: 'batch'} for n in list(ex) + outs}
-        if kind != 'img':
+        if not kind.startswith('img'):
             for n in ex: axes[n] = {0: 'batch', 1: 'seq'}
+        elif kind == 'img+hw':
+            axes['x'] = {0: 'batch', 2: 'height', 3: 'width'}
         path = os.path.join(out, f'{name}.onnx')
         if not os.path.exists(path):  # a file from an earlier run has the same weights (seed 0): only the references are written again
             buf = io.BytesIO()
@@ -155,9 +168,11 @@ def main(out, names):
                 continue
             with open(path, 'wb') as f:
                 f.write(buf.getvalue())
-        # reference outputs at batch 1 and 8 (and seq 20 for token models: other sizes)
+        # reference outputs at batch 1 and 8 (and batch 3 at another size where the size is dynamic:
+        # 20 steps or tokens, or a 32 pixels larger image)
         ref = {}
-        for b, s2 in [(1, size), (8, size)] + ([(3, 20)] if kind != 'img' else []):
+        other = {'img': [], 'img+hw': [(3, size + 32)]}.get(kind, [(3, 20)])
+        for b, s2 in [(1, size), (8, size)] + other:
             inp = inputs(kind, s2, b, 10 + b)
             with torch.no_grad():
                 y = net(*inp.values())

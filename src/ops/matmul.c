@@ -369,13 +369,60 @@ static int64_t round_up(int64_t v, int64_t to) { return (v + to - 1) / to * to; 
 static int64_t packed_a_floats(int64_t m, int64_t k) { return round_up(m, MR) * k; }
 static int64_t packed_b_floats(int64_t n, int64_t k) { return round_up(n, NR) * k; }
 
+/* C[m, n] (+)= A B for fewer rows than a tile with B packed whole beforehand (om__gemm_pack_b:
+ * each NC block's KC slices, NR-column panels with k ascending), a recurrent step's h w_hhᵀ at
+ * batch 1 to 3 against the weight packed once per layer: each k of a panel is two contiguous
+ * vectors, so there is no gather nor transpose per step (one_row_cols' shuffles bound it). Four
+ * panels at a time (eight independent sums, a chain of adds each), then one at a time; each C
+ * element summed as micro sums it: from zero, k ascending within a KC block, each block's sum
+ * added to C in order. */
+static inline __attribute__((always_inline)) void panels_row(const float *a, int64_t acs, const float *bq, int64_t kc, float *c, int nr,
+                                                             bool add, const int g) {
+  v4f s00 = {0, 0, 0, 0}, s01 = s00, s10 = s00, s11 = s00, s20 = s00, s21 = s00, s30 = s00, s31 = s00;
+  const float *b0 = bq, *b1 = bq + kc * NR, *b2 = b1 + kc * NR, *b3 = b2 + kc * NR; /* the panels: kc NR floats each */
+  for (int64_t kk = 0; kk < kc; kk++) {
+    float x = a[kk * acs];
+    v4f ax = {x, x, x, x};
+    int64_t o = kk * NR;
+    s00 += ax * *(const v4f *)(b0 + o), s01 += ax * *(const v4f *)(b0 + o + 4);
+    if (g > 1) {
+      s10 += ax * *(const v4f *)(b1 + o), s11 += ax * *(const v4f *)(b1 + o + 4);
+      s20 += ax * *(const v4f *)(b2 + o), s21 += ax * *(const v4f *)(b2 + o + 4);
+      s30 += ax * *(const v4f *)(b3 + o), s31 += ax * *(const v4f *)(b3 + o + 4);
+    }
+  }
+  v4f t[8] = {s00, s01, s10, s11, s20, s21, s30, s31};
+  for (int j = 0; j < nr; j++) {
+    float v = t[j / 4][j % 4];
+    c[j] = add ? c[j] + v : v;
+  }
+}
+
+static void small_m_packed(strided a, const float *bpk, float *c, int64_t ldc, int64_t m, int64_t n, int64_t k, bool acc) {
+  for (int64_t jc = 0; jc < n; jc += NC) {
+    int64_t nc = n - jc < NC ? n - jc : NC;
+    for (int64_t pc = 0; pc < k; pc += KC) {
+      int64_t kc = k - pc < KC ? k - pc : KC;
+      const float *bq = bpk + jc * k + pc * round_up(nc, NR);
+      for (int64_t i = 0; i < m; i++) {
+        const float *ar = a.p + i * a.rs + pc * a.cs;
+        float *cr = c + i * ldc + jc;
+        int64_t jr = 0;
+        for (; jr + 4 * NR <= nc; jr += 4 * NR) panels_row(ar, a.cs, bq + jr * kc, kc, cr + jr, 4 * NR, acc || pc > 0, 4);
+        for (; jr < nc; jr += NR) panels_row(ar, a.cs, bq + jr * kc, kc, cr + jr, (int)(nc - jr < NR ? nc - jr : NR), acc || pc > 0, 1);
+      }
+    }
+  }
+}
+
 /* C (row stride ldc) = A B (or C += A B with acc) for one matrix pair, with scratch panels ap and
  * bp; apk or bpk (else NULL): A or B packed whole beforehand (pack_part), read instead of
  * packing its blocks again. */
 static void gemm(strided a, strided b, float *c, int64_t ldc, int64_t m, int64_t n, int64_t k, float *ap, float *bp, const float *apk,
                  const float *bpk, bool acc) {
   if (m < MR && k > 0) {
-    small_m(a, b, c, ldc, m, n, k, acc);
+    if (bpk) small_m_packed(a, bpk, c, ldc, m, n, k, acc);
+    else small_m(a, b, c, ldc, m, n, k, acc);
     return;
   }
   if (k == 0) {
@@ -445,6 +492,21 @@ int64_t om__gemm_scratch(int64_t m, int64_t n, int64_t k, bool in_place) {
 void om__gemm_on(const float *a, int64_t ars, int64_t acs, const float *apk, const float *b, int64_t brs, int64_t bcs,
                  const int64_t *koff, float *c, int64_t ldc, int64_t m, int64_t n, int64_t k, float *scratch) {
   if (m > 0 && n > 0) product((strided){a, ars, acs}, (strided){b, brs, bcs}, koff, c, ldc, m, n, k, false, scratch, apk, NULL);
+}
+
+int64_t om__gemm_packed_b(int64_t n, int64_t k) { return packed_b_floats(n, k); }
+
+void om__gemm_pack_b(const float *b, int64_t brs, int64_t bcs, int64_t n, int64_t k, float *bpk) {
+  for (int64_t jc = 0; jc < n; jc += NC) {
+    int64_t nc = n - jc < NC ? n - jc : NC;
+    for (int64_t pc = 0; pc < k; pc += KC)
+      pack_b(bpk + jc * k + pc * round_up(nc, NR), (strided){b + pc * brs + jc * bcs, brs, bcs}, k - pc < KC ? k - pc : KC, nc);
+  }
+}
+
+void om__gemm_on_b(const float *a, int64_t ars, int64_t acs, const float *bpk, float *c, int64_t ldc, int64_t m, int64_t n, int64_t k,
+                   float *scratch) {
+  if (m > 0 && n > 0) product((strided){a, ars, acs}, (strided){NULL, 0, 0}, NULL, c, ldc, m, n, k, false, scratch, NULL, bpk);
 }
 
 /* ---- products on several threads ----
@@ -958,9 +1020,9 @@ static bool check_mask2(const om_tensor *mask2, const int64_t *r, int nr, const 
 static bool infer_attention(om_call *c) {
   const om_attrs *a = &c->attrs;
   if (a->n_i < 3 || a->n_i > 3 + OM_MAX_DIMS - 2 || a->n_f != 2 || (a->i[0] != 0 && a->i[0] != 1) || a->i[1] < OM_ATTN_ADD || a->i[1] > OM_ATTN_FILL ||
-      a->i[2] < OM_ATTN_UNSCALED || a->i[2] > OM_ATTN_DIV)
+      a->i[2] < OM_ATTN_UNSCALED || a->i[2] > OM_ATTN_Q_DIV)
     return om__fail(OM_ERR_INVALID_ARGUMENT,
-                    "attention: needs attrs [has_mask 0|1, mask kind 0-2, scale kind 0-2 (, up to %d regrouped batch dims)] and [scale, fill]",
+                    "attention: needs attrs [has_mask 0|1, mask kind 0-2, scale kind 0-4 (, up to %d regrouped batch dims)] and [scale, fill]",
                     OM_MAX_DIMS - 2);
   int nr = regrouped(a), n_in = 3 + (int)a->i[0] + (nr > 0);
   if (c->n_in != n_in)
@@ -1020,7 +1082,7 @@ typedef struct attn_job {
   int64_t L, Ev, E, S, rows, blocks;
   const int64_t *sq, *sk_, *sv, *smask, *r, *smask2; /* r: the regrouped batch dims, smask2 mask2's strides over [r..., L, S] */
   float scale, fill;
-  float *panels[OM_MAX_THREADS], *sc[OM_MAX_THREADS];
+  float *panels[OM_MAX_THREADS], *sc[OM_MAX_THREADS], *qs[OM_MAX_THREADS]; /* qs: a block's q rows scaled (Q_MUL, Q_DIV) */
   double *e[OM_MAX_THREADS];
 } attn_job;
 
@@ -1043,6 +1105,15 @@ static void attention_part(void *ctx, int64_t part, int worker) {
   strided V = {j->pv + ov, j->v->strides[j->v->ndim - 2], j->v->strides[j->v->ndim - 1]};
   strided Q = {j->pq + oq + i0 * j->q->strides[j->q->ndim - 2], j->q->strides[j->q->ndim - 2], j->q->strides[j->q->ndim - 1]};
   float *sc = j->sc[worker];
+  if (j->sk == OM_ATTN_Q_MUL || j->sk == OM_ATTN_Q_DIV) { /* q's block scaled first, each element as a Mul or Div node would */
+    float *qs = j->qs[worker];
+    for (int64_t i = 0; i < rb; i++)
+      for (int64_t e = 0; e < j->E; e++) {
+        float x = Q.p[i * Q.rs + e * Q.cs];
+        qs[i * j->E + e] = j->sk == OM_ATTN_Q_MUL ? x * j->scale : x / j->scale;
+      }
+    Q = (strided){qs, j->E, 1};
+  }
   product(Q, K, NULL, sc, S, rb, S, j->E, false, j->panels[worker], NULL, NULL);
   for (int64_t i = 0; i < rb; i++) {
     float *row = sc + i * S;
@@ -1093,10 +1164,11 @@ static bool forward_attention(om_call *c) {
   int64_t S = j.S, floats = om__gemm_scratch(j.rows, S > j.Ev ? S : j.Ev, j.E > S ? j.E : S, false);
   int threads = om__job_threads((double)batches * (double)j.L * (double)S * (double)(j.E + j.Ev), batches * j.blocks);
   bool ok = true;
-  for (int i = 0; ok && i < threads; i++) { /* each thread's S + 1 doubles, then its panels, then its scores */
-    float *p = om__scratch(i, 2 * (S + 1) + floats + 1 + j.rows * S, "attention");
+  int64_t qs = j.sk == OM_ATTN_Q_MUL || j.sk == OM_ATTN_Q_DIV ? j.rows * j.E : 0;
+  for (int i = 0; ok && i < threads; i++) { /* each thread's S + 1 doubles, then its panels, then its scores, then its scaled q rows */
+    float *p = om__scratch(i, 2 * (S + 1) + floats + 1 + j.rows * S + qs, "attention");
     if (!(ok = p != NULL)) break;
-    j.e[i] = (double *)(void *)p, j.panels[i] = p + 2 * (S + 1), j.sc[i] = j.panels[i] + floats + 1;
+    j.e[i] = (double *)(void *)p, j.panels[i] = p + 2 * (S + 1), j.sc[i] = j.panels[i] + floats + 1, j.qs[i] = j.sc[i] + j.rows * S;
   }
   if (ok) om__parallel(batches * j.blocks, threads, attention_part, &j);
   om__scratch_done();
@@ -1104,9 +1176,17 @@ static bool forward_attention(om_call *c) {
 }
 
 /* The attention's probabilities with the separate ops (kept in s): what the backward reads. */
+/* q scaled as the Q_MUL and Q_DIV kinds scale it (kept in s), or q itself. */
+static om_tensor *scaled_q(om_scope *s, const om_attrs *a, om_tensor *q) {
+  if (a->i[2] != OM_ATTN_Q_MUL && a->i[2] != OM_ATTN_Q_DIV) return q;
+  om_tensor *c = om__keep(s, om_scalar(a->f[0], OM_FLOAT32));
+  return om__keep(s, a->i[2] == OM_ATTN_Q_MUL ? om_mul(q, c) : om_div(q, c));
+}
+
 static om_tensor *attention_probs(om_scope *s, const om_attrs *a, om_tensor *q, om_tensor *kt, om_tensor *mask, om_tensor *mask2) {
-  om_tensor *x = om__keep(s, om_matmul(q, kt));
-  om_tensor *c = a->i[2] != OM_ATTN_UNSCALED ? om__keep(s, om_scalar(a->f[0], OM_FLOAT32)) : NULL;
+  om_tensor *x = om__keep(s, om_matmul(scaled_q(s, a, q), kt));
+  bool scores = a->i[2] == OM_ATTN_MUL || a->i[2] == OM_ATTN_DIV;
+  om_tensor *c = scores ? om__keep(s, om_scalar(a->f[0], OM_FLOAT32)) : NULL;
   if (x && c) x = om__keep(s, a->i[2] == OM_ATTN_MUL ? om_mul(x, c) : om_div(x, c));
   if (x && mask) {
     om_tensor *fill = a->i[1] != OM_ATTN_ADD ? om__keep(s, om_scalar(a->f[1], OM_FLOAT32)) : NULL;
@@ -1162,17 +1242,20 @@ static bool attention_backward(const om_record *r, om_tensor *const *g, om_tenso
     ds = om__keep(&s, a->i[1] == OM_ATTN_KEEP ? om_where(mask, ds, zero) : om_where(mask, zero, ds));
     ok = ds != NULL;
   }
-  if (ok && a->i[2] != OM_ATTN_UNSCALED && (wq || wk)) {
-    om_tensor *c = om__keep(&s, om_scalar(a->f[0], OM_FLOAT32));
+  bool on_q = a->i[2] == OM_ATTN_Q_MUL || a->i[2] == OM_ATTN_Q_DIV; /* the scale is q's: dq = d(q scaled) scaled the same way */
+  om_tensor *c = a->i[2] != OM_ATTN_UNSCALED ? om__keep(&s, om_scalar(a->f[0], OM_FLOAT32)) : NULL;
+  if (ok && c && !on_q && (wq || wk)) {
     ds = om__keep(&s, a->i[2] == OM_ATTN_MUL ? om_mul(ds, c) : om_div(ds, c));
     ok = ds != NULL;
   }
   if (ok && wq) {
     om_tensor *dq = om__keep(&s, om_matmul(ds, om__keep(&s, om_transpose(kt, -1, -2))));
+    if (dq && on_q) dq = om__keep(&s, a->i[2] == OM_ATTN_Q_MUL ? om_mul(dq, c) : om_div(dq, c));
     ok = dq && (gin[0] = om__sum_to(dq, q->shape, q->ndim));
   }
   if (ok && wk) {
-    om_tensor *dk = om__keep(&s, om_matmul(om__keep(&s, om_transpose(q, -1, -2)), ds));
+    om_tensor *qs = scaled_q(&s, a, q);
+    om_tensor *dk = qs ? om__keep(&s, om_matmul(om__keep(&s, om_transpose(qs, -1, -2)), ds)) : NULL;
     ok = dk && (gin[1] = om__sum_to(dk, kt->shape, kt->ndim));
   }
   om__scope_end(&s);
@@ -1204,13 +1287,21 @@ static bool lower_attention(om_lower *l, const om_call *c) {
   if (!scores_meta(c, false, &sm) || !scores_meta(c, true, &mm)) return false;
   int qa = om__lower_input(l, 0), kb = om__lower_input(l, 1), x, y;
   int ee = om__lower_in_ext(l, 0, q->ndim - 1), se = om__lower_in_ext(l, 1, kt->ndim - 1);
-  if (om__lower_may_be_0(l, ee) || !q->shape[q->ndim - 1]) {
+  bool padded = om__lower_may_be_0(l, ee) || !q->shape[q->ndim - 1];
+  if (padded) {
     qa = om__lower_zero_slices(l, 0, q->ndim - 1, 1);
     kb = om__lower_zero_slices(l, 1, kt->ndim - 2, 1);
     if (qa < 0 || kb < 0) return false;
   }
+  if (a->i[2] == OM_ATTN_Q_MUL || a->i[2] == OM_ATTN_Q_DIV) { /* q scaled before the product */
+    om_meta qm = {.dtype = OM_FLOAT32, .ndim = q->ndim};
+    memcpy(qm.shape, q->shape, sizeof qm.shape);
+    qm.shape[q->ndim - 1] += padded; /* the zero slice above */
+    int k = om__lower_farg(l, 0);
+    if (k < 0 || !om__emit(l, a->i[2] == OM_ATTN_Q_MUL ? "Mul" : "Div", (int[]){qa, k}, 2, &qm, 1, &qa, NULL, 0)) return false;
+  }
   if (!om__emit(l, "MatMul", (int[]){qa, kb}, 2, &sm, 1, &x, NULL, 0)) return false;
-  if (a->i[2] != OM_ATTN_UNSCALED) {
+  if (a->i[2] == OM_ATTN_MUL || a->i[2] == OM_ATTN_DIV) {
     int k = om__lower_farg(l, 0); /* 1 / sqrt(E) of a symbolic E is computed from it */
     if (k < 0 || !om__emit(l, a->i[2] == OM_ATTN_MUL ? "Mul" : "Div", (int[]){x, k}, 2, &sm, 1, &x, NULL, 0)) return false;
   }

@@ -156,6 +156,8 @@ static int64_t time_of(const rnn_args *a, int64_t s) { return a->reverse ? a->T 
 typedef struct rnn_step {
   const rnn_args *a;
   const float *xw, *h; /* xw: this step's input part [N, GH] */
+  const float *whp;    /* w_hhᵀ packed once for the layer (om__gemm_pack_b): part p's gate q at whp + (p G + q) block */
+  int64_t block;       /* the floats of one part's gate packed (of all gates' columns, when one part) */
   float *hw, *hn, *c, *tc, *gates, *extra; /* gates, extra: the workspace's rows for this step, or NULL */
   int64_t per;
   float *scratch[OM_MAX_THREADS];
@@ -167,10 +169,10 @@ static void rnn_step_part(void *ctx, int64_t part, int worker) {
   const int G = a->k->gates;
   const int64_t N = a->N, H = a->H, GH = G * H, j0 = part * st->per, len = H - j0 < st->per ? H - j0 : st->per;
   if (len == H) /* one part: all gates' columns are one run of w_hh's rows */
-    om__gemm_on(st->h, H, 1, NULL, a->whh, 1, H, NULL, st->hw, GH, N, GH, H, st->scratch[worker]);
+    om__gemm_on_b(st->h, H, 1, st->whp, st->hw, GH, N, GH, H, st->scratch[worker]);
   else
     for (int q = 0; q < G; q++)
-      om__gemm_on(st->h, H, 1, NULL, a->whh + (q * H + j0) * H, 1, H, NULL, st->hw + q * H + j0, GH, N, len, H, st->scratch[worker]);
+      om__gemm_on_b(st->h, H, 1, st->whp + (part * G + q) * st->block, st->hw + q * H + j0, GH, N, len, H, st->scratch[worker]);
   for (int64_t n = 0; n < N; n++) {
     const float *xr = st->xw + n * GH;
     float *g = st->hw + n * GH, *cn = st->c + n * H, *hn = st->hn + n * H, *tc = st->tc + n * H;
@@ -214,9 +216,21 @@ static void rnn_step_part(void *ctx, int64_t part, int worker) {
 static bool rnn_run(const rnn_args *a, float *y, float *state, float *ws) {
   const int G = a->k->gates;
   const int64_t T = a->T, N = a->N, I = a->I, H = a->H, GH = G * H, NH = N * H;
-  float *xw = om__alloc((uint64_t)(T * N * GH + N * GH + 4 * NH + 1) * sizeof(float), a->k->name);
+  /* each step's hidden units split into parts of whole 8-column tiles, one part a thread */
+  int most = (double)N * (double)GH * (double)H < STEP_MACS ? 1 : om_get_num_threads();
+  if (most > H / 8) most = H / 8 > 1 ? (int)(H / 8) : 1;
+  const int64_t per = most > 1 ? ((H + most - 1) / most + 7) / 8 * 8 : H, parts = (H + per - 1) / per;
+  /* w_hhᵀ packed once for all steps: all gates' columns as one block, or each part's each gate's */
+  const int64_t block = parts > 1 ? om__gemm_packed_b(per, H) : om__gemm_packed_b(GH, H), packed = parts > 1 ? parts * G * block : block;
+  float *xw = om__alloc((uint64_t)(T * N * GH + N * GH + 4 * NH + packed + 1) * sizeof(float), a->k->name);
   if (!xw) return false;
-  float *hw = xw + T * N * GH, *h = hw + N * GH, *hn = h + NH, *c = hn + NH, *tc = c + NH;
+  float *hw = xw + T * N * GH, *h = hw + N * GH, *hn = h + NH, *c = hn + NH, *tc = c + NH, *whp = tc + NH;
+  if (parts == 1) om__gemm_pack_b(a->whh, 1, H, GH, H, whp);
+  for (int64_t p = 0; parts > 1 && p < parts; p++)
+    for (int q = 0; q < G; q++) {
+      int64_t j0 = p * per, len = H - j0 < per ? H - j0 : per;
+      om__gemm_pack_b(a->whh + (q * H + j0) * H, 1, H, len, H, whp + (p * G + q) * block);
+    }
   /* input part of every step at once: xw = x w_ih^T (+ b_ih) */
   if (!om__gemm(a->x, I, 1, a->wih, 1, I, xw, T * N, GH, I, a->k->name)) goto fail;
   for (int64_t r = 0; a->bih && r < T * N; r++)
@@ -225,11 +239,8 @@ static bool rnn_run(const rnn_args *a, float *y, float *state, float *ws) {
     h[e] = a->h0 ? a->h0[e] : 0.0f;
     c[e] = a->c0 ? a->c0[e] : 0.0f;
   }
-  /* each step's hidden units split into parts of whole 8-column tiles, one part a thread */
-  int most = (double)N * (double)GH * (double)H < STEP_MACS ? 1 : om_get_num_threads();
-  if (most > H / 8) most = H / 8 > 1 ? (int)(H / 8) : 1;
-  rnn_step st = {.a = a, .hw = hw, .c = c, .tc = tc, .per = most > 1 ? ((H + most - 1) / most + 7) / 8 * 8 : H};
-  int64_t parts = (H + st.per - 1) / st.per, floats = om__gemm_scratch(N, parts > 1 ? st.per : GH, H, false);
+  rnn_step st = {.a = a, .hw = hw, .c = c, .tc = tc, .per = per, .whp = whp, .block = block};
+  int64_t floats = om__gemm_scratch(N, parts > 1 ? st.per : GH, H, false);
   bool ok = true;
   for (int i = 0; ok && i < most; i++) ok = (st.scratch[i] = om__scratch(i, floats, a->k->name)) != NULL;
   for (int64_t s = 0; ok && s < T; s++) {

@@ -140,8 +140,8 @@ static bool fold_batch_norm(om_plan *p, int k) {
  *   where(bool mask, fill, s)] -> softmax(last axis) -> matmul(p, v),
  * each value between them read by the next step alone, becomes one step of the attention op
  * (src/ops/matmul.c), which never holds the [L, S] score matrix and gives the same bits. The
- * pieces between are not required: a graph that scales q before the product, or has no mask,
- * matches too.
+ * pieces between are not required: a graph with no scale or no mask matches too, and one that
+ * scales q by a constant scalar before the product (q_scale) has that scale taken in.
  *
  * Between the mask and the softmax there may be a second mask added to the scores in another
  * grouping of their batches (torchvision's Swin: reshape to [B / windows, windows, heads, N, N],
@@ -174,6 +174,25 @@ static om_tensor *second_mask(om_plan *p, om_tensor **x, int before, int64_t *r,
     return add->in[1 - q];
   }
   return NULL;
+}
+
+/* q scaled before the scores, q' = q * s or q / s with s a constant scalar and q' read by the
+ * product alone (torch.onnx's nn.MultiheadAttention divides q by sqrt(head dim)): the scale step's
+ * index, with *sk Q_MUL or Q_DIV, *scale s and *src q (borrowed); else -1. The attention op scales each element of
+ * q's block the same way before the same product, so the bits stay those of the separate steps
+ * (scaling the scores instead, (q kᵀ) / s, differs from (q / s) kᵀ in the last bits unless s is a
+ * power of two, and then still where a value is subnormal). */
+static int q_scale(om_plan *p, const om_tensor *q, int *sk, double *scale, om_tensor **src) {
+  int k = sole_link(p, q, OM_OP_div);
+  if (k < 0) k = sole_link(p, q, OM_OP_mul);
+  const om_step *st = at(p, k);
+  if (!st || (st->op == OM_OP_div && st->attrs.n_i && st->attrs.i[0])) return -1; /* div with a rounding mode */
+  double s;
+  int side = one_float(st->in[1], st->out[0]->ndim, &s) ? 0 : st->op == OM_OP_mul && one_float(st->in[0], st->out[0]->ndim, &s) ? 1 : -1;
+  if (side < 0 || st->in[side]->dtype != OM_FLOAT32 || !same_shape(st->in[side], st->out[0])) return -1;
+  *sk = st->op == OM_OP_mul ? OM_ATTN_Q_MUL : OM_ATTN_Q_DIV, *scale = s;
+  *src = st->in[side];
+  return k;
 }
 
 static bool fuse_attention(om_plan *p, int k) {
@@ -209,6 +228,8 @@ static bool fuse_attention(om_plan *p, int k) {
     x = sc->in[side], views = 0;
   }
   if (!(mm = at(p, imm = link_of(p, x, OM_OP_matmul, views)))) return true;
+  om_tensor *q = mm->in[0];
+  int iqs = sc ? -1 : q_scale(p, mm->in[0], &sk, &scale, &q); /* q scaled before the product (nn.MultiheadAttention's) */
   /* the scale and the mask leave the scores' shape as the product made it, but for the batch
    * dims a mask adds */
   const om_tensor *s0 = mm->out[0];
@@ -224,12 +245,13 @@ static bool fuse_attention(om_plan *p, int k) {
   int before = p->steps.n;
   om_attrs a = {.n_i = 3 + nr, .i = {mask != NULL, kind, sk}, .n_f = 2, .f = {scale, fill}};
   memcpy(&a.i[3], r, sizeof(int64_t) * (size_t)nr);
-  om_tensor *in[5] = {mm->in[0], mm->in[1], last->in[1], mask ? mask : mask2, mask2};
+  om_tensor *in[5] = {q, mm->in[1], last->in[1], mask ? mask : mask2, mask2};
   if (replace(p, k, before, om__apply1(OM_OP_attention, in, 3 + (mask != NULL) + (mask2 != NULL), &a))) {
     for (int j = 0; mask2 && j < 3; j++) kill(p, run2[j]);
     kill(p, ism);
     if (imk >= 0) kill(p, imk);
     if (isc >= 0) kill(p, isc);
+    if (iqs >= 0) kill(p, iqs);
     kill(p, imm);
   }
   return true;

@@ -206,13 +206,14 @@ TEST(scaled_dot_product_attention_matches_its_definition) {
 /* The separate ops the attention op stands for (src/ops/matmul.c): new reference. */
 static om_tensor *attention_by_ops(om_tensor *q, om_tensor *kt, om_tensor *v, om_tensor *mask, int kind, int sk, double scale,
                                    double fill) {
-  om_tensor *c = om_scalar(scale, OM_FLOAT32), *f = om_scalar(fill, OM_FLOAT32), *x = om_matmul(q, kt), *y = x;
+  om_tensor *c = om_scalar(scale, OM_FLOAT32), *f = om_scalar(fill, OM_FLOAT32);
+  om_tensor *qs = sk == OM_ATTN_Q_MUL ? om_mul(q, c) : sk == OM_ATTN_Q_DIV ? om_div(q, c) : om_tensor_retain(q), *x = om_matmul(qs, kt), *y = x;
   if (sk == OM_ATTN_MUL) y = om_mul(x, c);
   if (sk == OM_ATTN_DIV) y = om_div(x, c);
   om_tensor *z = !mask ? om_tensor_retain(y) : kind == OM_ATTN_ADD ? om_add(y, mask) : kind == OM_ATTN_KEEP ? om_where(mask, y, f) : om_where(mask, f, y);
   om_tensor *p = om_softmax(z, -1), *out = om_matmul(p, v);
   if (y != x) om_tensor_release(y);
-  om_tensor *all[] = {c, f, x, z, p};
+  om_tensor *all[] = {c, f, qs, x, z, p};
   for (size_t k = 0; k < sizeof all / sizeof *all; k++) om_tensor_release(all[k]);
   return out;
 }
@@ -240,9 +241,10 @@ TEST(attention_op_is_the_separate_ops_bit_for_bit) {
   struct { om_tensor *mask; int kind; double fill; } masks[] = {
       {NULL, OM_ATTN_ADD, 0}, {fm, OM_ATTN_ADD, 0}, {bm, OM_ATTN_KEEP, -INFINITY}, {bm, OM_ATTN_FILL, -1e9}, {causal, OM_ATTN_KEEP, -INFINITY}};
   for (size_t m = 0; m < sizeof masks / sizeof *masks; m++)
-    for (int sk = OM_ATTN_UNSCALED; sk <= OM_ATTN_DIV; sk++) {
-      om_tensor *a = om__attention(q, kt, v, masks[m].mask, masks[m].kind, sk, 0.35355339059327373, masks[m].fill);
-      om_tensor *b = attention_by_ops(q, kt, v, masks[m].mask, masks[m].kind, sk, 0.35355339059327373, masks[m].fill);
+    for (int sk = OM_ATTN_UNSCALED; sk <= OM_ATTN_Q_DIV; sk++) { /* 1 / sqrt(8), and 3 for q's kinds: not a power of two */
+      double scale = sk >= OM_ATTN_Q_MUL ? 3 : 0.35355339059327373;
+      om_tensor *a = om__attention(q, kt, v, masks[m].mask, masks[m].kind, sk, scale, masks[m].fill);
+      om_tensor *b = attention_by_ops(q, kt, v, masks[m].mask, masks[m].kind, sk, scale, masks[m].fill);
       if (!same_bits(a, b)) FAILED("mask %d, scale kind %d: the op and the separate ops differ", (int)m, sk);
       CHECK(a && om_tensor_ndim(a) == 4 && om_tensor_shape(a)[0] == 2 && om_tensor_shape(a)[1] == 3 && om_tensor_shape(a)[2] == 70);
       om_tensor_release(a);
@@ -268,6 +270,7 @@ TEST(attention_op_is_the_separate_ops_bit_for_bit) {
   CHECK_ERROR(om__attention(i64, kt, v, NULL, OM_ATTN_ADD, OM_ATTN_MUL, 1, 0) != NULL, OM_ERR_DTYPE_MISMATCH, "attention: takes float32, not int64 (input 0)");
   CHECK_ERROR(om__attention(vec, kt, v, NULL, OM_ATTN_ADD, OM_ATTN_MUL, 1, 0) != NULL, OM_ERR_INVALID_ARGUMENT, "attention: input 0 needs at least 2 dims, got 1");
   CHECK_ERROR(om__attention(q, kt, v, NULL, 3, OM_ATTN_MUL, 1, 0) != NULL, OM_ERR_INVALID_ARGUMENT, "attention: needs attrs");
+  CHECK_ERROR(om__attention(q, kt, v, NULL, OM_ATTN_ADD, OM_ATTN_Q_DIV + 1, 1, 0) != NULL, OM_ERR_INVALID_ARGUMENT, "attention: needs attrs");
   CHECK_ERROR(om__apply1(OM_OP_attention, (om_tensor *[]){q, kt, v}, 3, &(om_attrs){.n_i = 3, .i = {1, 0, 1}, .n_f = 2}) != NULL,
               OM_ERR_INVALID_ARGUMENT, "attention: takes 4 inputs with has_mask 1 and 0 regrouped batch dims, got 3");
   om_tensor *all[] = {q, k, v, kt, fm, u, half, bm, causal0, causal, none, n, q0, kt0, v4, kte, ve, q4, mean, empty, wide, i64, vec};
@@ -337,7 +340,7 @@ TEST(attention_op_adds_a_second_mask_in_another_grouping) {
   CHECK_ERROR(regrouped(q, kt, v1, bias, OM_ATTN_ADD, OM_ATTN_MUL, shift, (int64_t[]){2, 6, 2}, 3) != NULL, OM_ERR_SHAPE_MISMATCH,
               "attention: v [2,12,2,9,5] adds batches to the scores [12,2,70,9], which a second mask does not take");
   CHECK_ERROR(regrouped(q, kt, v, bias, OM_ATTN_ADD, OM_ATTN_MUL, shift, (int64_t[]){1, 1, 1, 1, 1, 1, 12}, 7) != NULL, OM_ERR_INVALID_ARGUMENT,
-              "attention: needs attrs [has_mask 0|1, mask kind 0-2, scale kind 0-2 (, up to 6 regrouped batch dims)] and [scale, fill]");
+              "attention: needs attrs [has_mask 0|1, mask kind 0-2, scale kind 0-4 (, up to 6 regrouped batch dims)] and [scale, fill]");
   CHECK_ERROR(om__apply1(OM_OP_attention, (om_tensor *[]){q, kt, v, bias}, 4, &(om_attrs){.n_i = 5, .i = {1, 0, 1, 2, 6}, .n_f = 2}) != NULL,
               OM_ERR_INVALID_ARGUMENT, "attention: takes 5 inputs with has_mask 1 and 2 regrouped batch dims, got 4");
   om_tensor *all[] = {q, k, v, kt, bias, u, half, keep, shift, each, outer, i64, v1};
@@ -395,7 +398,8 @@ static double attention_loss(om_tensor *const *in, om_tensor *mask, int kind, in
  * a finite fill, and a divided scale; batch dims broadcast so the gradients are summed. */
 TEST(attention_gradients_match_finite_differences_for_every_kind) {
   om_tensor *u = om_rand((int64_t[]){3, 4}, 2, 51, true), *half = om_scalar(0.5, OM_FLOAT32), *bm = om_gt(u, half);
-  struct { int kind, sk; bool bool_mask; } cases[] = {{OM_ATTN_KEEP, OM_ATTN_DIV, true}, {OM_ATTN_FILL, OM_ATTN_UNSCALED, true}, {OM_ATTN_ADD, OM_ATTN_DIV, false}};
+  struct { int kind, sk; bool bool_mask; } cases[] = {{OM_ATTN_KEEP, OM_ATTN_DIV, true}, {OM_ATTN_FILL, OM_ATTN_UNSCALED, true}, {OM_ATTN_ADD, OM_ATTN_DIV, false},
+                                                       {OM_ATTN_ADD, OM_ATTN_Q_DIV, false}, {OM_ATTN_KEEP, OM_ATTN_Q_MUL, true}};
   for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
     om_tensor *in[4] = {om_randn((int64_t[]){2, 3, 5}, 3, 52, true), om_randn((int64_t[]){1, 5, 4}, 3, 53, true),
                         om_randn((int64_t[]){2, 4, 2}, 3, 54, true), om_randn((int64_t[]){3, 4}, 2, 55, true)};

@@ -104,6 +104,34 @@ TEST(every_op_runs_in_a_session) {
   if (traced < OM_OP_COUNT - 6) FAILED("only %d of %d ops traced", traced, OM_OP_COUNT);
 }
 
+/* The attention op's q-scale kinds (only the fast-mode pass records them, so the op table's
+ * sample does not): traced on the sample, lowered as Mul or Div of q before the MatMul, and run
+ * from the traced model and from its ONNX bytes, against eager. */
+TEST(attention_q_scale_kinds_trace_and_run) {
+  for (int sk = OM_ATTN_Q_MUL; sk <= OM_ATTN_Q_DIV; sk++) {
+    om_tensor *in[OM_TEST_MAX_INPUTS] = {0}, *eager[OM_MAX_OUTPUTS] = {0};
+    int n = om__op_sample(OM_OP_attention, in), n_out = 0;
+    om_attrs at = om__ops[OM_OP_attention]->test.attrs;
+    at.i[2] = sk, at.f[0] = 3;
+    om_traced_model *m = n > 0 ? trace_op(OM_OP_attention, in, n, &at, &n_out) : NULL;
+    int ne = m ? om__apply(OM_OP_attention, in, n, &at, eager) : 0;
+    CHECK(m && ne == 1 && n_out == 1);
+    if (m && ne == n_out) {
+      om_session *s = om_session_create(m, NULL);
+      check_session(s, "attention (q scaled)", "traced", in, n, eager, n_out);
+      om_session_release(s);
+      bytes b = onnx_of(m);
+      s = om_session_open(b.p, b.n, NULL);
+      check_session(s, "attention (q scaled)", "onnx", in, n, eager, n_out);
+      om_session_release(s);
+      free(b.p);
+    }
+    om__release_all(eager, ne > 0 ? ne : 0);
+    om_traced_release(m);
+    om__release_all(in, n > 0 ? n : 0);
+  }
+}
+
 /* ---- a model with a symbolic batch ---- */
 
 static om_tensor *mlp_w1, *mlp_b1, *mlp_w2;
@@ -2845,6 +2873,7 @@ TEST(regex_matches_whole_strings_in_linear_time) {
 
 int main(void) {
   RUN(every_op_runs_in_a_session);
+  RUN(attention_q_scale_kinds_trace_and_run);
   RUN(symbolic_batch_plans_per_signature);
   RUN(session_keeps_the_weights_of_the_trace);
   RUN(inputs_that_do_not_fit);

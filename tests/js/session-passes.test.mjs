@@ -242,8 +242,9 @@ describe('fast mode: RMSNorm written out is rms_norm', () => {
 describe('fast mode: the copies torch.onnx\'s MultiheadAttention makes for the attention', () => {
   // nn.MultiheadAttention (sequence first) as torch.onnx writes it: one in-projection, q, k and v
   // sliced from it and reshaped to [t, b x heads, d] (at b > 1 a copy each), then transposed for
-  // the attention, q divided by sqrt(d) first. The pass lays the copies of k and v out in the
-  // order the attention reads them (tests/c/test_session.c checks the strides): the same bits.
+  // the attention, q divided by sqrt(d) first. The pass takes q's division in and lays the copies
+  // of q, k and v out in the order the attention reads them (tests/c/test_session.c checks the
+  // strides): the same bits.
   const i64 = (name, v) => ({ name, dtype: 'int64', dims: [v.length], values: v });
   const heads = (j) => [
     { op: 'Slice', inputs: ['proj', `s${j}`, `e${j}`, 'axis'], outputs: [`p${j}`] },
@@ -261,10 +262,36 @@ describe('fast mode: the copies torch.onnx\'s MultiheadAttention makes for the a
       { name: 'c', dtype: 'float32', dims: [], values: [2] }] };
 
   test('one attention on copies laid out for it, with exact mode\'s bits, at batch 1 (no copy), 3 and 8', async () => {
-    await agree(graph, { shapes: [[1, 5, 16]], fast: ['linear', 'div', 'attention'], exact: ['matmul', 'add', 'div', 'matmul', 'softmax', 'matmul'], tol: 0 });
+    await agree(graph, { shapes: [[1, 5, 16]], fast: ['linear', 'attention'], exact: ['matmul', 'add', 'div', 'matmul', 'softmax', 'matmul'], tol: 0 });
     const copies = ['clone', 'clone', 'clone'];
-    await agree(graph, { shapes: [[3, 5, 16], [8, 65, 16]], fast: ['linear', ...copies, 'div', 'attention'],
+    await agree(graph, { shapes: [[3, 5, 16], [8, 65, 16]], fast: ['linear', ...copies, 'attention'],
       exact: ['matmul', 'add', ...copies, 'div', 'matmul', 'softmax', 'matmul'], tol: 0 });
+  });
+});
+
+describe('fast mode: q scaled by a constant before the scores is the attention\'s scale', () => {
+  // softmax((q / c) kᵀ) v, or (c q), with x as q, k and v: the attention op scales q's elements as
+  // the Div or Mul node does, before the same product, so the bits are exact mode's for any c (3:
+  // not a power of two, where (q kᵀ) / c would differ in the last bits).
+  const graph = ({ scale = { op: 'Div', inputs: ['x', 'c'] }, c = { name: 'c', dtype: 'float32', dims: [], values: [3] }, extra = [], y = 'y' } = {}) => ({
+    nodes: [{ ...scale, outputs: ['q'] }, { op: 'Transpose', inputs: ['x'], outputs: ['kt'], ints: { perm: [0, 2, 1] } },
+      { op: 'MatMul', inputs: ['q', 'kt'], outputs: ['s'] }, { op: 'Softmax', inputs: ['s'], outputs: ['pr'], ints: { axis: -1 } },
+      { op: 'MatMul', inputs: ['pr', 'x'], outputs: [y] }, ...extra],
+    inputs: [{ name: 'x', dims: ['b', 't', 4] }], inits: [c] });
+  const unfused = (op) => [op, 'matmul', 'softmax', 'matmul'];
+  const shapes = [[2, 5, 4], [3, 70, 4]]; // 70 query rows: two of the op's blocks
+
+  test('Div by a scalar, or Mul by one on either side: one attention with exact mode\'s bits', async () => {
+    await agree(graph(), { shapes, fast: ['attention'], exact: unfused('div'), tol: 0 });
+    await agree(graph({ scale: { op: 'Mul', inputs: ['c', 'x'] }, c: { name: 'c', dtype: 'float32', dims: [1, 1], values: [0.3] } }),
+      { shapes, fast: ['attention'], exact: unfused('mul'), tol: 0 });
+  });
+
+  test('near misses keep their nodes: a scale of a vector, q read by another node too', async () => {
+    const small = [shapes[0]];
+    await agree(graph({ c: { name: 'c', dtype: 'float32', dims: [4], values: [3, 2, 1, 0.5] } }), { shapes: small, fast: ['div', 'attention'], exact: unfused('div'), tol: 0 });
+    await agree(graph({ y: 'o', extra: [{ op: 'Add', inputs: ['o', 'q'], outputs: ['y'] }] }),
+      { shapes: small, fast: ['div', 'attention', 'add'], exact: [...unfused('div'), 'add'], tol: 0 });
   });
 });
 
@@ -307,16 +334,16 @@ describe('fast mode: Swin\'s shifted-window attention (a second mask in another 
   const shapes = [[W, H, N, 4], [4 * W, H, N, 4]]; // B 1 and 4
 
   test('one attention adding both masks, with exact mode\'s bits, at B 1 and 4', async () => {
-    await agree(swin(), { shapes, fast: ['mul', 'attention'], exact: unfused, tol: 0 });
+    await agree(swin(), { shapes, fast: ['attention'], exact: unfused, tol: 0 });
   });
 
   test('the batches grouped windows-outer, or a second mask that depends on the batch: the op reads the mask in that grouping, the same bits', async () => {
     // [windows, B, ...] holds batch t at (t / B, t % B), not (t / windows, t % windows)
     await agree(swin({ grouped: [W, -1, H, N, N], mask: { name: 'm2', dtype: 'float32', dims: [W, 1, 1, N, N], values: shift } }),
-      { shapes, fast: ['mul', 'attention'], exact: unfused, tol: 0 });
+      { shapes, fast: ['attention'], exact: unfused, tol: 0 });
     // the second mask x itself as [B / windows, windows, heads, N, N] (d = N): other values at each batch
     await agree(swin({ mask: null, pre: [{ op: 'Reshape', inputs: ['x', 'to5'], outputs: ['m2'] }] }),
-      { shapes, fast: ['mul', 'attention'], exact: unfused, tol: 0 });
+      { shapes, fast: ['attention'], exact: unfused, tol: 0 });
   });
 
   test('near misses keep their nodes: a grouping that splits the query rows, the regrouped sum read twice', async () => {
