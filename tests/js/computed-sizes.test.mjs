@@ -71,13 +71,15 @@ describe('sizes a model computes', () => {
     }
   }));
 
-  test('an integer rounded from a float product (Math.floor(T * 0.7), a keep ratio) is checked where the double rounds off the exact value: refused; the same with integers traces', () => withTraced((keep) => {
+  test('an integer rounded from a float product (Math.floor(T * 0.7), a keep ratio) is checked where the double rounds off the exact value: computed in double; Math.round refused; the same with integers traces', () => withTraced((keep) => {
     // 90 * 0.7 is 62.99999999999999: eager keeps 62 rows where floor(7T / 10) is 63, and 180 * 0.35
-    // likewise; the runs the trace makes at its usual sizes all fit floor(7T / 10)
-    for (const [ratio, example] of [[0.7, 9], [0.35, 6]]) {
+    // likewise; the runs the trace makes at its usual sizes all fit floor(7T / 10), the runs at
+    // those edges fit the product in double only, which the graph computes (Cast, Mul, Floor, Cast)
+    for (const [ratio, example, edges] of [[0.7, 9, [1, 10, 89, 90, 91, 170, 180, 330, 4001]], [0.35, 6, [3, 179, 180, 181, 340, 2001]]]) {
       const keepRows = (x) => x.slice(1, 0, Math.floor(x.shape[1] * ratio)).tanh();
-      throwsKind(() => om.trace(keepRows, { x: [om.randn([2, example, 3]), [null, 'T', null]] }), 'SymbolicShape',
-        /^slice: argument 2 is \d+ at the traced sizes, .*: it changes with the sizes, but not as a size the graph can compute/);
+      const tk = traceAt(keep, keepRows, { x: [om.randn([2, example, 3], { seed: 33 }), [null, 'T', null]] }, edges.map((T) => ({ T })));
+      assert.deepEqual(tk.outputs[0].shape, [2, `floor(T*${ratio})`, 3]);
+      // a round adds 0.5 in double, a second rounding no such form holds
       const round = (x) => x.mul(Math.round(x.shape[1] * ratio));
       throwsKind(() => om.trace(round, { x: [om.randn([2, example, 3]), [null, 'T', null]] }), 'SymbolicShape', /it changes with the sizes/);
     }
@@ -120,14 +122,17 @@ describe('sizes a model computes', () => {
     assert.deepEqual(tc.outputs[0].shape, [2, 'floor(3*T/10)+1', 3]);
   }));
 
-  test('float products with other constants: 1.15, 1.15 * 2 and (T - 3) * 0.35 refused where they round off; Math.floor(T / 0.3), Math.ceil(T * 2.5), Math.round(T * 1.5), Math.floor(T * 0.1 * 3) trace and agree at every size up to the declared maximum', () => withTraced((keep) => {
+  test('float products with other constants: 1.15 and (T - 3) * 0.35 refused where they round off, 1.15 * 2 computed in double; Math.floor(T / 0.3), Math.ceil(T * 2.5), Math.round(T * 1.5), Math.floor(T * 0.1 * 3) trace and agree at every size up to the declared maximum', () => withTraced((keep) => {
     const x = (example, seed, T = 'T') => ({ x: [om.randn([2, example, 3], { seed }), [null, T, null]] });
     // each rounds off the exact ratio somewhere (eager 114 at T = 100 where 23T / 20 is 115; 114
-    // at T = 50, 57 at T = 183, 62 at H = 180): no integer form holds, so none is taken
+    // at T = 50, 57 at T = 183): no integer form holds; a float value (full's) has no form rounded
+    // in double, nor has a shifted size's product
     throwsKind(() => om.trace((t) => t.mul(Math.floor(t.shape[1] * 1.15)), x(9, 51)), 'SymbolicShape',
       /^full: the value is 10 at the traced sizes, .*it changes with the sizes, but not as a size the graph can compute/);
-    throwsKind(() => om.trace((t) => F.pad(t, [0, 0, 0, Math.floor(t.shape[1] * 1.15 * 2)]), x(9, 52)), 'SymbolicShape',
-      /^pad: argument 4 is 20 at the traced sizes, .*it changes with the sizes, but not as a size the graph can compute/);
+    // as an integer argument the product in double is a form (1.15 * 2 is the double nearest 2.3):
+    // checked at the sizes where it is not floor(23T / 10), then computed so
+    const tp = traceAt(keep, (t) => F.pad(t, [0, 0, 0, Math.floor(t.shape[1] * 1.15 * 2)]), x(9, 52), [1, 10, 49, 50, 51, 183, 1001].map((T) => ({ T })));
+    assert.deepEqual(tp.outputs[0].shape, [2, 'T+floor(T*2.3)', 3]);
     throwsKind(() => om.trace((t) => t.slice(1, 0, Math.floor((t.shape[1] - 3) * 0.35)).tanh(), x(9, 53)), 'SymbolicShape',
       /^slice: argument 2 is 2 at the traced sizes, .*it changes with the sizes, but not as a size the graph can compute/);
     // doubles whose floor, ceil or round is the exact one's at every size: traced, and checked at
