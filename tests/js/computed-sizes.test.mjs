@@ -83,6 +83,11 @@ describe('sizes a model computes', () => {
       const round = (x) => x.mul(Math.round(x.shape[1] * ratio));
       throwsKind(() => om.trace(round, { x: [om.randn([2, example, 3]), [null, 'T', null]] }), 'SymbolicShape', /it changes with the sizes/);
     }
+    // a ceil is -floor(double(-T) * s): 110 * 1.1 is 121.00000000000001, so eager pads 122 rows
+    // there, where ceil(11T / 10) is 121
+    const pad = (x) => F.pad(x, [0, 0, 0, Math.ceil(x.shape[1] * 1.1)]);
+    const tc = traceAt(keep, pad, { x: [om.randn([2, 9, 3], { seed: 34 }), [null, 'T', null]] }, [1, 10, 109, 110, 111, 130, 1001].map((T) => ({ T })));
+    assert.deepEqual(tc.outputs[0].shape, [2, 'T-floor(-T*1.1)', 3]);
     // with integers (exact at every size), and a ratio the double holds exactly: traced, right at the edges
     const exact = (x) => x.slice(1, 0, Math.floor(7 * x.shape[1] / 10)).tanh();
     const te = traceAt(keep, exact, { x: [om.randn([2, 9, 3], { seed: 31 }), [null, 'T', null]] }, [1, 10, 45, 89, 90, 91, 180, 330].map((T) => ({ T })));
