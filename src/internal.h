@@ -712,6 +712,7 @@ int om__lower_x_lin(om_lower *l, int64_t ca, int a, int64_t cb, int b, int64_t c
 int om__lower_x_mul(om_lower *l, int a, int b);
 int om__lower_x_floordiv(om_lower *l, int a, int64_t d);
 int om__lower_x_minc(om_lower *l, int a, int64_t c); /* min(a, c) */
+int om__lower_x_fmul(om_lower *l, int a, double s); /* floor(double(a) * s) in IEEE double */
 int om__lower_x_divexact(om_lower *l, int a, int b); /* -1 (no error) when it does not divide */
 bool om__lower_x_is_const(om_lower *l, int a, int64_t *c);
 /** The smallest value expression x takes over the symbols' ranges, to *min; false when unknown

@@ -185,15 +185,11 @@ export function interpolate(input, opts) {
     size = pair(o.size, who, 'size', (x, what) => toI64(x, who, what));
   } else {
     scale = pair(o.scaleFactor, who, 'scaleFactor', scaleValue(who));
-    if (recompute) { // PyTorch: the output size floor(in * scale) in double, then as if given as size
-      const shape = input.shape;
-      if (shape.length !== 4) throw invalid(`${who}: takes a 4-D input [N, C, H, W], got [${shape.join(',')}]`);
-      size = [BigInt(Math.floor(shape[2] * scale[0])), BigInt(Math.floor(shape[3] * scale[1]))];
-      scale = [0, 0];
-    }
   }
-  const useScale = hasScale && !recompute;
-  return applyOp(who, 'interpolate', [h], [MODES.get(mode), alignCorners ? 1n : 0n, size[0], size[1], useScale ? 1n : 0n], scale);
+  // has_scale 2 (recomputeScaleFactor): the op computes PyTorch's size floor(in * scale) in double
+  // and then samples as if given that size; the trace keeps the size as that double computation
+  const hasScaleAttr = !hasScale ? 0n : recompute ? 2n : 1n;
+  return applyOp(who, 'interpolate', [h], [MODES.get(mode), alignCorners ? 1n : 0n, size[0], size[1], hasScaleAttr], scale);
 }
 
 /**

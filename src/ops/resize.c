@@ -15,8 +15,13 @@
 
 /* attrs.i: [mode, align_corners, out_h, out_w, has_scale]; attrs.f: [scale_h, scale_w].
  * The caller gives out_h/out_w (size) with has_scale 0, or the scales with has_scale 1 (then
- * infer writes the output size, floor(in * scale) as PyTorch computes it in double). */
+ * infer writes the output size, floor(in * scale) as PyTorch computes it in double) or 2
+ * (PyTorch's recompute_scale_factor: the size so computed, then sampled as if given as size). */
 enum { MODE_NEAREST = 0, MODE_BILINEAR = 1, MODE_BICUBIC = 2 };
+enum { SIZE_GIVEN = 0, SCALE_GIVEN = 1, SCALE_RECOMPUTED = 2 };
+
+/* Whether the scales give the sampling coordinates (has_scale 1): else the sizes do. */
+static bool by_scale(const om_attrs *a) { return a->i[4] == SCALE_GIVEN; }
 
 /* The source of output position dst along one axis: n source positions and their weights
  * (nearest: one, bilinear: two, bicubic: four; a position repeats where the taps reach past an
@@ -102,7 +107,7 @@ static taps source_taps(int64_t in, int64_t out, int64_t dst, int mode, bool ali
 }
 
 static taps axis_taps(const om_attrs *a, int axis, int64_t in, int64_t dst) {
-  return source_taps(in, a->i[2 + axis], dst, (int)a->i[0], a->i[1] != 0, a->i[4] != 0, a->f[axis]);
+  return source_taps(in, a->i[2 + axis], dst, (int)a->i[0], a->i[1] != 0, by_scale(a), a->f[axis]);
 }
 
 static bool infer_interpolate(om_call *c) {
@@ -121,7 +126,9 @@ static bool infer_interpolate(om_call *c) {
   if (a->i[1] != 0 && a->i[1] != 1) return om__fail(OM_ERR_INVALID_ARGUMENT, "interpolate: align_corners must be 0 or 1");
   if (a->i[1] && a->i[0] == MODE_NEAREST)
     return om__fail(OM_ERR_INVALID_ARGUMENT, "interpolate: align_corners can only be set with mode 'bilinear' or 'bicubic', not 'nearest'");
-  if (a->i[4] != 0 && a->i[4] != 1) return om__fail(OM_ERR_INVALID_ARGUMENT, "interpolate: has_scale must be 0 or 1");
+  if (a->i[4] < SIZE_GIVEN || a->i[4] > SCALE_RECOMPUTED)
+    return om__fail(OM_ERR_INVALID_ARGUMENT, "interpolate: has_scale must be 0 (size), 1 (scale) or 2 (scale, recomputed), not %lld",
+                    (long long)a->i[4]);
   for (int k = 0; k < 2; k++) {
     int64_t in = x->shape[2 + k];
     if (a->i[4]) {
@@ -268,10 +275,30 @@ static bool interpolate_backward(const om_record *r, om_tensor *const *g, om_ten
 }
 
 /* The output's spatial axes are the size the caller gave (computed from sizes or not); with a
- * scale factor the probe finds floor(h * scale) itself (derives_extents). */
+ * scale factor s (a constant), floor(double(h) * s) as infer computes it: where s is p / 2^k
+ * (p < 2^21, k <= 30) that is the integer floor(p h / 2^k) (exact in double while p h is below
+ * 2^53), otherwise the expression that computes it in double (docs/symbolic-axes.md, "Integers
+ * rounded from a float product"): no floor division of integers is floor(h * 0.7) at every h. A
+ * scale the model computes from the sizes is left to the probe (derives_extents). */
 static bool extents_interpolate(om_lower *l, const om_call *c) {
+  const om_attrs *a = om__lower_given(l);
+  for (int d = 2; d < 4; d++) {
+    int in_x = om__lower_in_ext(l, 0, d), x;
+    double s = a->f[d - 2];
+    if (!a->i[4]) {
+      om__lower_candidate(l, 0, d, om__lower_arg(l, d));
+      continue;
+    }
+    if (in_x < 0 || om__lower_farg_moves(l, d - 2) || !(s > 0)) continue;
+    int k = 0;
+    while (k < 30 && ldexp(s, k) != floor(ldexp(s, k))) k++;
+    double p = ldexp(s, k);
+    if (p == floor(p) && p < 0x1p21) x = om__lower_x_floordiv(l, om__lower_x_lin(l, (int64_t)p, in_x, 0, -1, 0), (int64_t)1 << k);
+    else x = om__lower_x_fmul(l, in_x, s);
+    if (x < 0) return false;
+    om__lower_candidate(l, 0, d, x);
+  }
   (void)c;
-  for (int d = 2; d < 4 && !om__lower_given(l)->i[4]; d++) om__lower_candidate(l, 0, d, om__lower_arg(l, d));
   return true;
 }
 
@@ -297,7 +324,7 @@ bool om__nearest_scale_exact(int64_t s) {
  * output size is not a fixed multiple or fraction of the input's (size [h + 1, w]). */
 static double resize_scale(om_lower *l, const om_call *c, int k) {
   const om_attrs *a = &c->attrs;
-  if (a->i[4]) {
+  if (by_scale(a)) {
     double s = a->f[k];
     int e;
     if (s >= 1 && s <= 1 << 16 && s == floor(s)) return s;
@@ -338,7 +365,7 @@ static int nearest_indices(om_lower *l, int in_x, int out_x, const om_attrs *a, 
   if (in < 0 || r[1] < 0 || !om__emit(l, "Range", r, 3, &idx, 1, &dst, NULL, 0)) return -1;
   if (!om__emit(l, "Cast", &dst, 1, &fl, 1, &f, &OM_ATTR_INT("to", 1 /* FLOAT */), 1)) return -1;
   double scale = a->f[k];
-  if (a->i[4]) {
+  if (by_scale(a)) {
     s = om__lower_scalar(l, (float)(1.0 / scale), OM_FLOAT32);
   } else {
     int fi, fo, out = om__lower_x_value(l, out_x);
@@ -352,7 +379,7 @@ static int nearest_indices(om_lower *l, int in_x, int out_x, const om_attrs *a, 
       !om__emit(l, "Floor", &v, 1, &fl, 1, &v, NULL, 0) || !om__emit(l, "Cast", &v, 1, &idx, 1, &v, &OM_ATTR_INT("to", 7 /* INT64 */), 1) ||
       !om__emit(l, "Min", (int[]){v, last}, 2, &idx, 1, &v, NULL, 0))
     return -1;
-  for (int m = 1; a->i[4] && m <= 2; m++) { /* out == m * in: copy (m 1) or halve (m 2), as nearest_idx */
+  for (int m = 1; by_scale(a) && m <= 2; m++) { /* out == m * in: copy (m 1) or halve (m 2), as nearest_idx */
     if (!(scale > m && scale < m + 1)) continue;
     om_meta b = {.dtype = OM_BOOL, .ndim = 1, .shape = {1}};
     int eq, exact = dst, mx = om__lower_x_value(l, om__lower_x_lin(l, m, in_x, 0, -1, 0));
@@ -455,7 +482,7 @@ static bool taps_computed(om_lower *l, const om_attrs *a, int k, int in_x, int o
   if (last < 0 || r[1] < 0 || !om__emit(l, "Range", r, 3, &idx, 1, &dst, NULL, 0) ||
       !om__emit(l, "Cast", &dst, 1, &fl, 1, &d, &OM_ATTR_INT("to", 1 /* FLOAT */), 1))
     return false;
-  if (a->i[4] && !align) {
+  if (by_scale(a) && !align) {
     s = om__lower_farg_recip(l, k); /* (float)(1 / scale), computed where the scale moves with the sizes */
   } else { /* (float)in / (float)out, or (float)(in - 1) / (float)(out - 1) (out 1: src is 0 at its one dst whatever s is) */
     int num = align ? last : om__lower_x_value(l, in_x), den, fn, fd;
@@ -534,7 +561,7 @@ static bool taps_values(om_lower *l, const om_attrs *a, int k, int in_x, int out
  * last bit, and the error grows with the size: 1e-4 apart at a width of 771. */
 static bool resize_exact(om_lower *l, const om_call *c, int k) {
   const om_attrs *a = &c->attrs;
-  double s = a->i[4] ? a->f[k] : resize_scale(l, c, k);
+  double s = by_scale(a) ? a->f[k] : resize_scale(l, c, k);
   int e;
   if (a->i[4] && om__lower_farg_moves(l, k)) return false; /* a scale the sizes give: no constant Resize */
   if (s == 1) return true;
@@ -559,7 +586,7 @@ static bool lower_taps(om_lower *l, const om_call *c) {
     if (out_x < 0) out_x = om__lower_x_const(l, a->i[2 + k]);
     if (in_x < 0 || out_x < 0) return false;
     bool same = in_x == out_x || (om__lower_in_ext(l, 0, 2 + k) < 0 && om__lower_out_ext(l, 0, 2 + k) < 0 && a->i[2 + k] == x->shape[2 + k]);
-    if (same && (!a->i[4] || (a->f[k] == 1 && !om__lower_farg_moves(l, k)))) continue; /* a kept size by no scale factor: src = dst, weight 1 at dst */
+    if (same && (!by_scale(a) || (a->f[k] == 1 && !om__lower_farg_moves(l, k)))) continue; /* a kept size by no scale factor: src = dst, weight 1 at dst */
     m.shape[2 + k] = a->i[2 + k];
     if (!taps_values(l, a, k, in_x, out_x, t)) return false;
     int from = v;
@@ -575,7 +602,7 @@ static bool lower_taps(om_lower *l, const om_call *c) {
      * but for -0 and next to an infinity; the graph copies the input there (the Gather of the
      * own tap is the identity), as a model that leaves the call out where it would keep the size
      * does (MobileViT) */
-    if (!a->i[4] && !om__lower_x_is_const(l, in_x, &(int64_t){0}) && in_x != out_x) {
+    if (!by_scale(a) && !om__lower_x_is_const(l, in_x, &(int64_t){0}) && in_x != out_x) {
       om_meta b = {.dtype = OM_BOOL, .ndim = 1, .shape = {1}};
       int eq, iv = om__lower_x_value(l, in_x), ov = om__lower_x_value(l, out_x);
       if (iv < 0 || ov < 0 || !om__emit(l, "Equal", (int[]){iv, ov}, 2, &b, 1, &eq, NULL, 0) ||
@@ -596,7 +623,7 @@ static bool lower_taps(om_lower *l, const om_call *c) {
  * eager kernel's in / out is 1 / scale exactly. Everything else is the eager taps (lower_taps). */
 static bool lower_interpolate(om_lower *l, const om_call *c) {
   const om_attrs *a = &c->attrs;
-  if (a->i[0] == MODE_NEAREST && (om__lower_farg_moves(l, 0) || om__lower_farg_moves(l, 1)))
+  if (a->i[0] == MODE_NEAREST && by_scale(a) && (om__lower_farg_moves(l, 0) || om__lower_farg_moves(l, 1)))
     return om__trace_fail(OM_ERR_TRACE_SYMBOLIC_SHAPE, "interpolate: a nearest scale factor that changes with the sizes "
                           "(%g here) is not traced (give the output size instead)", a->f[om__lower_farg_moves(l, 0) ? 0 : 1]);
   if (a->i[0] == MODE_NEAREST) return lower_nearest(l, c);
@@ -609,7 +636,7 @@ static bool lower_interpolate(om_lower *l, const om_call *c) {
       OM_ATTR_FLOAT("cubic_coeff_a", CUBIC_A), /* exclude_outside 0: the edges repeat, as PyTorch's */
   };
   float sc[2];
-  for (int k = 0; k < 2; k++) sc[k] = (float)(a->i[4] ? a->f[k] : resize_scale(l, c, k));
+  for (int k = 0; k < 2; k++) sc[k] = (float)(by_scale(a) ? a->f[k] : resize_scale(l, c, k));
   return resize_by_scales(l, c, sc, at, cubic ? 4 : 3);
 }
 

@@ -91,6 +91,7 @@ int om__lower_cast(om_lower *l, int v, const om_meta *m, om_dtype dtype) {
 }
 int om__lower_x_mul(om_lower *l, int a, int b) { return om__x_mul(l->tr, a, b); }
 int om__lower_x_floordiv(om_lower *l, int a, int64_t d) { return om__x_floordiv(l->tr, a, d); }
+int om__lower_x_fmul(om_lower *l, int a, double s) { return a < 0 ? -1 : om__x_fmul(l->tr, a, s, l->who); }
 int om__lower_x_minc(om_lower *l, int a, int64_t c) { return a < 0 ? -1 : om__x_minc(l->tr, a, c); }
 int om__lower_x_divexact(om_lower *l, int a, int b) { return om__x_divexact(l->tr, a, b); }
 bool om__lower_x_is_const(om_lower *l, int a, int64_t *c) { return om__x_is_const(l->tr, a, c); }
@@ -143,6 +144,18 @@ static int floor_numerator(om_lower *l, const om_xfactor *f) {
   return binary(l, "Sub", v, binary(l, "Mod", v, -1, f->den), 0);
 }
 
+/* floor(double(N) * s) of factor f as an int64 [1] value: Cast to double, Mul by the double s,
+ * Floor, Cast back: one IEEE multiply and an exact floor, so the graph's size is the op's at
+ * every N below 2^53 in every engine (docs/symbolic-axes.md). -1 on error. */
+static int scaled_floor(om_lower *l, const om_xfactor *f) {
+  om_meta d1 = {.dtype = OM_FLOAT64, .ndim = 1, .shape = {1}};
+  int v = om__lower_x_value(l, f->num), s = om__lower_scalar(l, f->scale, OM_FLOAT64);
+  if (v < 0 || s < 0 || !om__emit(l, "Cast", &v, 1, &d1, 1, &v, &OM_ATTR_INT("to", 11 /* DOUBLE */), 1) ||
+      !om__emit(l, "Mul", (int[]){v, s}, 2, &d1, 1, &v, NULL, 0) || !om__emit(l, "Floor", &v, 1, &d1, 1, &v, NULL, 0))
+    return -1;
+  return om__lower_cast(l, v, &d1, OM_INT64);
+}
+
 /* A term's value: the product of its factors, a symbol's variable taken as its size divided by
  * its multiple: coef * (sizes product) / (multiples product) as one Mul or Div where it divides. */
 static int term_value(om_lower *l, const om_xterm *t) {
@@ -155,6 +168,8 @@ static int term_value(om_lower *l, const om_xterm *t) {
     if (f->var >= 0) {
       fv = symbol_value(l, f->var);
       mult *= tr->symbols.v[f->var].multiple;
+    } else if (f->var == OM_XF_FMUL) {
+      fv = scaled_floor(l, f);
     } else {
       fv = binary(l, f->var == OM_XF_MIN ? "Min" : "Div", floor_numerator(l, f), -1, f->den);
     }

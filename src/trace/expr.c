@@ -4,7 +4,10 @@
  *
  * Symbol k of size s_k = m_k * v_k (m_k its declared multiple, 1 by default) is written over its
  * free variable v_k. An expression is a polynomial with integer coefficients in *factors*: the
- * variables, and floor(N / d) of a canonical expression N and an integer d >= 2. floor(N / d)
+ * variables, floor(N / d) of a canonical expression N and an integer d >= 2, min(N, c), and
+ * floor(double(N) * s) as IEEE double computes it (an extent an op rounds from a double: ATen's
+ * floor(H * 0.7) is 62 at H = 90, where 7H / 10 is 63; exact while N is below 2^53, where the
+ * conversion to double is). floor(N / d)
  * is normalised (x_floor) by pulling out the multiples of d, dividing out a common factor and
  * folding a nested floor of coefficient 1 (floor((floor(A / a) + B) / b) = floor((A + aB) / ab)),
  * so a conv's floor((h - 1) / 2) + 1 and a strided 1x1's are both floor((h + 1) / 2), a pool of
@@ -14,6 +17,7 @@
  *
  * Expressions and factors are interned on the trace (ids into tr->xs, tr->fs): equal canonical
  * forms are one id, so extents compare by id. Their storage is the graph's arena. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -158,17 +162,21 @@ static int intern(om_trace *tr, const om_poly *p) {
   return tr->xs.n - 1;
 }
 
-/* The factor floor(num / den), min(num, den) or variable var (docs at om_xfactor), interned.
- * -1 on error. */
-static int factor(om_trace *tr, int num, int64_t den, int var) {
+/* The factor floor(num / den), min(num, den), floor(double(num) * scale) or variable var (docs
+ * at om_xfactor), interned (scale compared by its bits). -1 on error. */
+static int factor(om_trace *tr, int num, int64_t den, double scale, int var) {
   for (int k = 0; k < tr->fs.n; k++)
-    if (tr->fs.v[k].num == num && tr->fs.v[k].den == den && tr->fs.v[k].var == var) return k;
+    if (tr->fs.v[k].num == num && tr->fs.v[k].den == den && tr->fs.v[k].var == var &&
+        !memcmp(&tr->fs.v[k].scale, &scale, sizeof scale))
+      return k;
   om_xfactor *f = OM_VEC_PUSH_SLOT(tr->fs);
   if (!f) return om__trace_fail(OM_ERR_OUT_OF_MEMORY, "trace: out of memory"), -1;
-  *f = (om_xfactor){.num = num, .den = den, .var = var, .deg = 1, .period = 1};
+  *f = (om_xfactor){.num = num, .den = den, .scale = scale, .var = var, .deg = 1, .period = 1};
   if (var >= 0) {
     f->syms = (uint64_t)1 << var;
-  } else if (var == OM_XF_MIN) { /* piecewise: no period makes it a polynomial (om__x_same cannot decide it) */
+  } else if (var == OM_XF_MIN || var == OM_XF_FMUL) {
+    /* piecewise, or a double's rounding: no period makes it a polynomial (om__x_same cannot
+     * decide it; equal forms are one id) */
     f->syms = tr->xs.v[num].syms;
     f->deg = tr->xs.v[num].deg;
     f->period = OM_X_MAX_PERIOD + 1;
@@ -197,7 +205,7 @@ int om__x_const(om_trace *tr, int64_t c) { return intern(tr, &(om_poly){.c0 = c}
 
 int om__x_sym(om_trace *tr, int k) {
   om_symbol *s = &tr->symbols.v[k];
-  if (s->var_factor < 0 && (s->var_factor = factor(tr, -1, 1, k)) < 0) return -1;
+  if (s->var_factor < 0 && (s->var_factor = factor(tr, -1, 1, 0, k)) < 0) return -1;
   om_poly p = {0};
   int32_t f = s->var_factor;
   if (!poly_add_term(&p, s->multiple, &f, 1)) return -1;
@@ -294,7 +302,7 @@ static bool poly_floor(om_trace *tr, const om_poly *p, int64_t d, om_poly *out) 
   }
   if (d == 1) return poly_axpy(out, 1, &r);
   int num = intern(tr, &r);
-  int fid = num >= 0 ? factor(tr, num, d, -1) : -1;
+  int fid = num >= 0 ? factor(tr, num, d, 0, -1) : -1;
   if (fid < 0) return false;
   if (tr->fs.v[fid].deg > OM_X_MAX_DEG) return too_complex("a product of more than 6 sizes");
   int32_t f = fid;
@@ -321,7 +329,49 @@ int om__x_minc(om_trace *tr, int a, int64_t c) {
     int n = om__x_lin(tr, 1, a, 0, -1, -c0), m = n < 0 ? -1 : om__x_minc(tr, n, cc);
     return m < 0 ? -1 : om__x_lin(tr, 1, m, 0, -1, c0);
   }
-  int fid = factor(tr, a, c, OM_XF_MIN);
+  int fid = factor(tr, a, c, 0, OM_XF_MIN);
+  if (fid < 0) return -1;
+  if (tr->fs.v[fid].deg > OM_X_MAX_DEG) return too_complex("a product of more than 6 sizes"), -1;
+  om_poly p = {0};
+  int32_t f = fid;
+  return poly_add_term(&p, 1, &f, 1) ? intern(tr, &p) : -1;
+}
+
+/* 2^53: every integer of magnitude up to it converts to double exactly, so double(N) * s rounds
+ * once and floor(double(N) * s) is one IEEE computation, the same in C, JS and the graph. */
+#define EXACT_IN_DOUBLE ((int64_t)1 << 53)
+
+/* s's shortest decimal that reads back as s ("0.7", not 0.69999999999999996), into buf[32]. */
+static const char *shortest(double s, char *buf) {
+  for (int digits = 1; digits <= 17; digits++)
+    if (snprintf(buf, 32, "%.*g", digits, s), strtod(buf, NULL) == s) break;
+  return buf;
+}
+
+int om__x_fmul(om_trace *tr, int a, double s, const char *who) {
+  if (!(s > 0) || !isfinite(s)) return om__trace_fail(OM_ERR_TRACE_SYMBOLIC_SHAPE, "%s: a size is scaled by %g", who, s), -1;
+  int64_t c, v[64];
+  if (om__x_is_const(tr, a, &c)) {
+    double p = floor((double)c * s);
+    if (c > EXACT_IN_DOUBLE || c < -EXACT_IN_DOUBLE || !(p < 0x1p63 && p >= -0x1p63))
+      return too_complex("a scaled size overflows"), -1;
+    return om__x_const(tr, (int64_t)p);
+  }
+  /* a declared maximum that lets a reach 2^53: the graph's Cast to double would round a there
+   * (an undeclared symbol cannot: an axis of 2^53 elements is 2^55 bytes of float32 at least) */
+  int64_t top = INT64_MAX; /* where a overflows at the maxima */
+  bool declared = false;
+  for (int k = 0; k < tr->symbols.n; k++) {
+    const om_symbol *sym = &tr->symbols.v[k];
+    bool bounded = sym->decl_vmax < INT64_MAX / sym->multiple; /* om_trace_dim's max 0: none */
+    v[k] = bounded ? sym->decl_vmax : sym->vmin;
+    declared |= bounded && (tr->xs.v[a].syms >> k & 1);
+  }
+  if (declared && (!om__x_eval(tr, a, v, &top) || top > EXACT_IN_DOUBLE || top < -EXACT_IN_DOUBLE))
+    return om__trace_fail(OM_ERR_TRACE_SYMBOLIC_SHAPE, "%s: the size %s, scaled by %s and rounded down in double, may reach "
+                          "2^53 at the declared maxima (%lld), where double no longer holds every integer: declare "
+                          "maxima that keep it below", who, om__x_name(tr, a), shortest(s, (char[32]){0}), (long long)top), -1;
+  int fid = factor(tr, a, 0, s, OM_XF_FMUL);
   if (fid < 0) return -1;
   if (tr->fs.v[fid].deg > OM_X_MAX_DEG) return too_complex("a product of more than 6 sizes"), -1;
   om_poly p = {0};
@@ -369,6 +419,12 @@ static bool eval_factor(const om_trace *tr, int f, const int64_t *v, int64_t *ou
   }
   int64_t n;
   if (!om__x_eval(tr, x->num, v, &n)) return false;
+  if (x->var == OM_XF_FMUL) { /* beyond 2^53 the conversion would round: not this factor's value */
+    double p = floor((double)n * x->scale);
+    if (n > EXACT_IN_DOUBLE || n < -EXACT_IN_DOUBLE || !(p < 0x1p63 && p >= -0x1p63)) return false;
+    *out = (int64_t)p;
+    return true;
+  }
   *out = x->var == OM_XF_MIN ? (n < x->den ? n : x->den) : floor_div(n, x->den);
   return true;
 }
@@ -553,6 +609,14 @@ static void print_expr(const om_trace *tr, const om_xexpr *x, int64_t scale, cha
         put(buf, cap, n, "min(");
         print_expr(tr, inner, 1, buf, cap, n);
         put(buf, cap, n, ",%lld)", (long long)f->den);
+        continue;
+      }
+      if (f->var == OM_XF_FMUL) { /* floor(H*0.7), floor((H+1)*0.7): the double's shortest decimal */
+        bool sum = inner->n + (inner->c0 != 0) > 1;
+        char sd[32];
+        put(buf, cap, n, sum ? "floor((" : "floor(");
+        print_expr(tr, inner, 1, buf, cap, n);
+        put(buf, cap, n, sum ? ")*%s)" : "*%s)", shortest(f->scale, sd));
         continue;
       }
       int64_t l = 1;

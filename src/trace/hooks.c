@@ -170,6 +170,60 @@ static int at_switches(om_lower *l, int x) {
   return asked ? OM_FIT_ERROR : unchecked ? OM_FIT_NONE : x;
 }
 
+#define SCALED_SCAN 32768 /* the sizes from a symbol's minimum scanned for a scaled form's edges */
+#define SCALED_EDGES 2    /* of them, those the runs must have seen (as om__fit_float_edges's each kind) */
+
+/* s * E rounded down (dir 1, Math.floor) or up (dir -1, Math.ceil) as JS computes it. */
+static int64_t scaled(int64_t e, double s, int dir) { return dir > 0 ? (int64_t)floor((double)e * s) : -(int64_t)floor((double)-e * s); }
+
+/* Where no form fits an integer call l computed (a0 here, vals in the runs): Math.floor(T * 0.7) or
+ * Math.ceil(T * 0.7) of a symbol T with the double nearest a ratio p / q (q <= 24), a product in
+ * double that no floor division is at every size (62 at T = 90, where floor(7T / 10) is 63). A
+ * form that gives every run's value is taken once the runs have seen the first SCALED_EDGES sizes
+ * where it differs from the ratio's floor division (or ceil): the model then computes it there as
+ * the double does, not as the ratio (runs at such edges are asked for: OM_FIT_ERROR unwinds). Its
+ * expression (floor(double(T) * s), or -floor(double(-T) * s)); OM_FIT_NONE when none holds, or
+ * when its edges cannot be run. */
+static int scaled_fit(om_lower *l, int64_t a0, const int64_t *vals) {
+  om_trace *tr = l->tr;
+  int64_t v0[64];
+  om__run_example(tr, v0);
+  uint64_t syms = used_symbols(l);
+  for (int k = 0; k < tr->symbols.n; k++) {
+    const om_symbol *sym = &tr->symbols.v[k];
+    int64_t e0 = v0[k];
+    if (!(syms >> k & 1) || sym->multiple != 1 || e0 < 1 || a0 < 1 || a0 > (int64_t)1 << 40) continue;
+    for (int q = 1; q <= 24; q++)
+      for (int dir = 1; dir >= -1; dir -= 2)
+        for (int64_t p = a0 * q / e0 - 1; p <= a0 * q / e0 + 2; p++) {
+          double s = (double)p / (double)q;
+          bool fits = p >= 1 && scaled(e0, s, dir) == a0;
+          for (int r = 0; fits && r < tr->runs.n; r++) fits = !l->rc[r] || scaled(tr->runs.v[r].v[k], s, dir) == vals[r];
+          if (!fits) continue;
+          /* its edges: where it is not the ratio's floor (ceil) division */
+          int64_t at[SCALED_EDGES][64];
+          int n = 0;
+          for (int64_t e = sym->vmin; e <= sym->vmax && e < sym->vmin + SCALED_SCAN && e < (int64_t)1 << 40 && n < SCALED_EDGES; e++) {
+            int64_t exact = dir > 0 ? e * p / q : (e * p + q - 1) / q;
+            if (scaled(e, s, dir) == exact) continue;
+            memcpy(at[n], v0, sizeof at[n]);
+            at[n++][k] = e;
+          }
+          if (!n) continue; /* the ratio's own division: a form fit_int takes */
+          bool asked = false, unseen = false;
+          for (int i = 0; i < n; i++)
+            if (!seen_by_call(l, at[i])) asked |= om__run_more_edge(tr, at[i]), unseen = true;
+          if (asked) return OM_FIT_ERROR;
+          if (unseen) return OM_FIT_NONE;
+          int x = om__x_sym(tr, k);
+          if (dir > 0) return x < 0 ? OM_FIT_ERROR : om__x_fmul(tr, x, s, l->who);
+          int neg = x < 0 ? -1 : om__x_fmul(tr, om__x_lin(tr, -1, x, 0, -1, 0), s, l->who);
+          return neg < 0 ? OM_FIT_ERROR : om__x_lin(tr, -1, neg, 0, -1, 0);
+        }
+  }
+  return OM_FIT_NONE;
+}
+
 /* om__fit_int for what call l computed (what: "argument 2", "axis 0 of the shape"), without the
  * runs below the example when nothing fits with them, then without the far ones: an expression,
  * OM_FIT_NONE, or OM_FIT_ERROR (an error, or the one that unwinds the model for more runs). */
@@ -213,6 +267,9 @@ static int fit_int(om_lower *l, int64_t a0, const int64_t *vals, const char *wha
     x = om__fit_int(l, a0, vals, &floored, at, &n_at);
     settle(l, all, true, x >= 0, x, what, vals, NULL);
   }
+  /* a float product rounded (Math.floor(T * 0.7)) that no integer form is, checked at its edges */
+  if (x == OM_FIT_NONE) x = scaled_fit(l, a0, vals);
+  if (x == OM_FIT_ERROR || (x >= 0 && om__state()->trace != l->tr)) return OM_FIT_ERROR;
   /* a value that moves: checked either side of the switches (one that never moved is taken as it is) */
   return x <= OM_FIT_NONE ? OM_FIT_NONE : om__x_is_const(l->tr, x, NULL) ? x : at_switches(l, x);
 }

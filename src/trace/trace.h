@@ -42,13 +42,16 @@ typedef struct om_xexpr {
   bool extent;      /* some value's extent (in om_trace.extents) */
 } om_xexpr;
 
-/* A factor: symbol var's free variable, floor(num / den) of expression num, or min(num, den)
- * (the last piece of a split at a fixed size, which is a whole piece at larger sizes). */
-enum { OM_XF_FLOOR = -1, OM_XF_MIN = -2 };
+/* A factor: symbol var's free variable, floor(num / den) of expression num, min(num, den)
+ * (the last piece of a split at a fixed size, which is a whole piece at larger sizes), or
+ * floor(double(num) * scale) computed in IEEE double (an extent an op rounds from a double it is
+ * given: interpolate's floor(H * 0.7), which no floor division of integers is at every H). */
+enum { OM_XF_FLOOR = -1, OM_XF_MIN = -2, OM_XF_FMUL = -3 };
 typedef struct om_xfactor {
-  int var;         /* >= 0: the variable of symbol var; OM_XF_FLOOR or OM_XF_MIN */
+  int var;         /* >= 0: the variable of symbol var; OM_XF_FLOOR, OM_XF_MIN or OM_XF_FMUL */
   int num;
-  int64_t den;
+  int64_t den;     /* OM_XF_FMUL: 0 */
+  double scale;    /* OM_XF_FMUL: the double (positive, finite), else 0 */
   int deg;
   uint64_t syms;
   int64_t period;  /* it repeats (minus a polynomial) every period steps of each variable */
@@ -354,6 +357,10 @@ int om__x_lin(om_trace *tr, int64_t ca, int a, int64_t cb, int b, int64_t c);
 int om__x_mul(om_trace *tr, int a, int b);
 /** floor(a / d), d >= 1. */
 int om__x_floordiv(om_trace *tr, int a, int64_t d);
+/** floor(double(a) * s) as IEEE double computes it (s > 0 and finite; who: the op, for a
+ *  refusal), exact while a is below 2^53 (om__x_eval fails above); a constant when a is one.
+ *  SymbolicShape where a symbol's declared maximum lets a reach 2^53. */
+int om__x_fmul(om_trace *tr, int a, double s, const char *who);
 /** min(a, c); a itself when it is never above c, c when never below. */
 int om__x_minc(om_trace *tr, int a, int64_t c);
 /** a / b when b is a constant or one monomial dividing every term of a, else -1 (no error). */

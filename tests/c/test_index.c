@@ -290,6 +290,14 @@ TEST(interpolate_errors) {
   CHECK_ERROR(interp_size(x, 4, 4, (om_interpolate_mode)7, false) != NULL, OM_ERR_INVALID_ARGUMENT,
               "interpolate: mode 7 is not 0 (nearest), 1 (bilinear) or 2 (bicubic)");
   CHECK_ERROR(interp_size(NULL, 4, 4, NEAREST, false) != NULL, OM_ERR_INVALID_ARGUMENT, "interpolate");
+  /* has_scale 2 (JS recomputeScaleFactor: the size floor(in * scale), sampled as if given), no other */
+  om_attrs bad = {.n_i = 5, .i = {NEAREST, 0, 0, 0, 3}, .n_f = 2, .f = {2, 2}};
+  CHECK_ERROR(om__apply1(OM_OP_interpolate, &x, 1, &bad) != NULL, OM_ERR_INVALID_ARGUMENT,
+              "interpolate: has_scale must be 0 (size), 1 (scale) or 2 (scale, recomputed), not 3");
+  om_attrs recomputed = {.n_i = 5, .i = {NEAREST, 0, 0, 0, 2}, .n_f = 2, .f = {1.7, 2}};
+  om_tensor *r = om__apply1(OM_OP_interpolate, &x, 1, &recomputed);
+  CHECK(r && om_tensor_shape(r)[2] == 3 && om_tensor_shape(r)[3] == 4); /* floor(2 * 1.7) */
+  om_tensor_release(r);
   om_tensor *all[] = {x, x3, xi};
   om__release_all(all, 3);
 }

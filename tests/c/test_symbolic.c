@@ -71,6 +71,41 @@ TEST(expressions) {
   om__release_all(t, 4);
 }
 
+/* floor(double(N) * s), as ATen rounds interpolate's size: one id per (N, s), its value the
+ * double computation's at every size (62 at h = 90 by 0.7, where 7h / 10 is 63), a constant of a
+ * constant, never decreasing, named with the double's shortest decimal; beyond 2^53 it has no
+ * value, and a declared maximum that lets N reach 2^53 is refused (SymbolicShape). */
+TEST(scaled_sizes) {
+  om_tensor *ex = ex_bhw();
+  CHECK(om_trace_begin());
+  CHECK(om_trace_dim("w", 1, 1, (int64_t)1 << 27));
+  om_tensor *x = om_trace_input("x", ex, BHW);
+  om_trace *tr = om__state()->trace; /* symbols: w (declared first), batch, h */
+  int h = om__x_sym(tr, 2), w = om__x_sym(tr, 0);
+  int a = om__x_fmul(tr, h, 0.7, "test"), b = om__x_fmul(tr, h, 0.7, "test"), c = om__x_fmul(tr, h, 0.35, "test");
+  CHECK(a >= 0 && a == b && a != c);
+  CHECK(!strcmp(om__x_name(tr, a), "floor(h*0.7)"));
+  CHECK(!strcmp(om__x_name(tr, om__x_fmul(tr, om__x_lin(tr, 1, h, 0, -1, 1), 1.0 / 3, "test")), "floor((h+1)*0.3333333333333333)"));
+  int64_t v[64] = {10, 2, 90}, out, lo;
+  CHECK(om__x_eval(tr, a, v, &out) && out == 62);
+  v[2] = 91;
+  CHECK(om__x_eval(tr, a, v, &out) && out == 63);
+  v[2] = (int64_t)1 << 53;
+  CHECK(om__x_eval(tr, a, v, &out) && out == (int64_t)(0x1p53 * 0.7));
+  v[2]++;
+  CHECK(!om__x_eval(tr, a, v, &out)); /* the Cast to double would round */
+  CHECK(om__x_min(tr, a, &lo) && lo == 0);
+  int64_t k;
+  CHECK(om__x_is_const(tr, om__x_fmul(tr, om__x_const(tr, 90), 0.7, "test"), &k) && k == 62);
+  CHECK(om__x_fmul(tr, w, 0.7, "test") >= 0); /* w up to 2^27 */
+  int www = om__x_mul(tr, w, om__x_mul(tr, w, h)); /* h * w * w reaches 2^54 at h = 1 (undeclared: its minimum) */
+  CHECK_ERROR(om__x_fmul(tr, www, 0.7, "test") >= 0, OM_ERR_TRACE_SYMBOLIC_SHAPE,
+              "test: the size h*w*w, scaled by 0.7 and rounded down in double, may reach 2^53 at the declared maxima (18014398509481984)");
+  CHECK(!om__state()->trace); /* the refusal ended the trace */
+  om_tensor *t[] = {ex, x};
+  om__release_all(t, 2);
+}
+
 /* ---- the integers a model computes from sizes ---- */
 
 static int last_step(om_tensor *const *in, om_tensor **out) { /* out[:, T - 1], as RNNs take it */
@@ -1293,6 +1328,7 @@ TEST(points_off_the_lines) {
 
 int main(void) {
   RUN(expressions);
+  RUN(scaled_sizes);
   RUN(computed_integers);
   RUN(fixed_sizes_stay_fixed);
   RUN(extents_and_ranges);

@@ -71,16 +71,23 @@ describe('sizes a model computes', () => {
     }
   }));
 
-  test('an integer rounded from a float product (Math.floor(T * 0.7), a keep ratio) is checked where the double rounds off the exact value: refused; the same with integers traces', () => withTraced((keep) => {
+  test('an integer rounded from a float product (Math.floor(T * 0.7), a keep ratio) is checked where the double rounds off the exact value: computed in double; Math.round refused; the same with integers traces', () => withTraced((keep) => {
     // 90 * 0.7 is 62.99999999999999: eager keeps 62 rows where floor(7T / 10) is 63, and 180 * 0.35
-    // likewise; the runs the trace makes at its usual sizes all fit floor(7T / 10)
-    for (const [ratio, example] of [[0.7, 9], [0.35, 6]]) {
+    // likewise; the runs the trace makes at its usual sizes all fit floor(7T / 10), the runs at
+    // those edges fit the product in double only, which the graph computes (Cast, Mul, Floor, Cast)
+    for (const [ratio, example, edges] of [[0.7, 9, [1, 10, 89, 90, 91, 170, 180, 330, 4001]], [0.35, 6, [3, 179, 180, 181, 340, 2001]]]) {
       const keepRows = (x) => x.slice(1, 0, Math.floor(x.shape[1] * ratio)).tanh();
-      throwsKind(() => om.trace(keepRows, { x: [om.randn([2, example, 3]), [null, 'T', null]] }), 'SymbolicShape',
-        /^slice: argument 2 is \d+ at the traced sizes, .*: it changes with the sizes, but not as a size the graph can compute/);
+      const tk = traceAt(keep, keepRows, { x: [om.randn([2, example, 3], { seed: 33 }), [null, 'T', null]] }, edges.map((T) => ({ T })));
+      assert.deepEqual(tk.outputs[0].shape, [2, `floor(T*${ratio})`, 3]);
+      // a round adds 0.5 in double, a second rounding no such form holds
       const round = (x) => x.mul(Math.round(x.shape[1] * ratio));
       throwsKind(() => om.trace(round, { x: [om.randn([2, example, 3]), [null, 'T', null]] }), 'SymbolicShape', /it changes with the sizes/);
     }
+    // a ceil is -floor(double(-T) * s): 110 * 1.1 is 121.00000000000001, so eager pads 122 rows
+    // there, where ceil(11T / 10) is 121
+    const pad = (x) => F.pad(x, [0, 0, 0, Math.ceil(x.shape[1] * 1.1)]);
+    const tc = traceAt(keep, pad, { x: [om.randn([2, 9, 3], { seed: 34 }), [null, 'T', null]] }, [1, 10, 109, 110, 111, 130, 1001].map((T) => ({ T })));
+    assert.deepEqual(tc.outputs[0].shape, [2, 'T-floor(-T*1.1)', 3]);
     // with integers (exact at every size), and a ratio the double holds exactly: traced, right at the edges
     const exact = (x) => x.slice(1, 0, Math.floor(7 * x.shape[1] / 10)).tanh();
     const te = traceAt(keep, exact, { x: [om.randn([2, 9, 3], { seed: 31 }), [null, 'T', null]] }, [1, 10, 45, 89, 90, 91, 180, 330].map((T) => ({ T })));
@@ -90,7 +97,7 @@ describe('sizes a model computes', () => {
     assert.deepEqual(tq.outputs[0].shape, [2, 'floor(3*T/4)', 3]);
   }));
 
-  test('a float product of a shifted size, a ratio above 1 or two roundings (Math.floor((T - 1) * 0.7), T * 1.4, T * 0.7 * 2, interpolate by 0.7) is checked where it rounds off: refused; integers trace; 1 - 0.7 traces as what eager computes', () => withTraced((keep) => {
+  test('a float product of a shifted size, a ratio above 1 or two roundings (Math.floor((T - 1) * 0.7), T * 1.4, T * 0.7 * 2) is checked where it rounds off: refused; integers trace; interpolate by 0.7 computes its size in double; 1 - 0.7 traces as what eager computes', () => withTraced((keep) => {
     const x = (example, seed) => ({ x: [om.randn([2, example, 3], { seed }), [null, 'T', null]] });
     // each was fitted and silently wrong: (T - 1) * 0.7 keeps 62 rows at T = 91 where
     // floor(7(T - 1) / 10) is 63; 45 * 1.4 and 45 * 0.7 * 2 are 62.99999999999999, written T + floor(2T / 5)
@@ -106,32 +113,33 @@ describe('sizes a model computes', () => {
     assert.deepEqual(te.outputs[0].shape, [2, 'floor((7*T+3)/10)-1', 3]);
     traceAt(keep, (t) => t.mul(Math.floor(7 * t.shape[1] / 5)), x(9, 44), edges);
     // an extent the op itself rounds from a double: interpolate's floor(H * 0.7) is 62 at H = 90
-    // (fitted as floor(7H / 10) and silently wrong there before): refused naming that size and
-    // the range where floor(7H / 10) holds (tested further in 'interpolate by a scale factor');
-    // a scale the double holds traces
+    // (fitted as floor(7H / 10) and silently wrong there once, then refused): the graph computes
+    // it in double as the op does, right there (tested further in 'interpolate by a scale
+    // factor'); a scale the double holds exactly is an integer floor division
     const image = (seed) => ({ x: [om.randn([1, 2, 9, 5], { seed }), [null, null, 'H', null]] });
-    throwsKind(() => om.trace((t) => F.interpolate(t, { scaleFactor: [0.7, 1] }), image(46)), 'SymbolicShape',
-      /^interpolate: output axis 2 has size 6 at the traced sizes and 62 at H=90, where floor\(7\*H\/10\), the size the graph would compute, is 63 .*om\.Dim\('H', \{ max: 89 \}\): declare it/);
-    traceAt(keep, (t) => F.interpolate(t, { scaleFactor: [0.75, 1] }), image(47), [2, 4, 90, 91, 401].map((H) => ({ H })));
+    const t7 = traceAt(keep, (t) => F.interpolate(t, { scaleFactor: [0.7, 1] }), image(46), [2, 89, 90, 91, 170].map((H) => ({ H })));
+    assert.deepEqual(t7.outputs[0].shape, [1, 2, 'floor(H*0.7)', 5]);
+    const t3 = traceAt(keep, (t) => F.interpolate(t, { scaleFactor: [0.75, 1] }), image(47), [2, 4, 90, 91, 401].map((H) => ({ H })));
+    assert.deepEqual(t3.outputs[0].shape, [1, 2, 'floor(3*H/4)', 5]);
     // 1 - 0.7 is 0.30000000000000004: ceil(10 * it) is 4 where ceil(3T / 10) is 3, at every whole
     // 3T / 10; the runs at those edges fit what eager computes
     const tc = traceAt(keep, (t) => t.slice(1, 0, Math.ceil(t.shape[1] * (1 - 0.7))).tanh(), x(9, 45), [1, 10, 20, 33, 450].map((T) => ({ T })));
     assert.deepEqual(tc.outputs[0].shape, [2, 'floor(3*T/10)+1', 3]);
   }));
 
-  test('float products with other constants: 1.15, 1.15 * 2, (T - 3) * 0.35 and interpolate by 0.35 refused where they round off; Math.floor(T / 0.3), Math.ceil(T * 2.5), Math.round(T * 1.5), Math.floor(T * 0.1 * 3) trace and agree at every size up to the declared maximum', () => withTraced((keep) => {
+  test('float products with other constants: 1.15 and (T - 3) * 0.35 refused where they round off, 1.15 * 2 computed in double; Math.floor(T / 0.3), Math.ceil(T * 2.5), Math.round(T * 1.5), Math.floor(T * 0.1 * 3) trace and agree at every size up to the declared maximum', () => withTraced((keep) => {
     const x = (example, seed, T = 'T') => ({ x: [om.randn([2, example, 3], { seed }), [null, T, null]] });
     // each rounds off the exact ratio somewhere (eager 114 at T = 100 where 23T / 20 is 115; 114
-    // at T = 50, 57 at T = 183, 62 at H = 180): no integer form holds, so none is taken
+    // at T = 50, 57 at T = 183): no integer form holds; a float value (full's) has no form rounded
+    // in double, nor has a shifted size's product
     throwsKind(() => om.trace((t) => t.mul(Math.floor(t.shape[1] * 1.15)), x(9, 51)), 'SymbolicShape',
       /^full: the value is 10 at the traced sizes, .*it changes with the sizes, but not as a size the graph can compute/);
-    throwsKind(() => om.trace((t) => F.pad(t, [0, 0, 0, Math.floor(t.shape[1] * 1.15 * 2)]), x(9, 52)), 'SymbolicShape',
-      /^pad: argument 4 is 20 at the traced sizes, .*it changes with the sizes, but not as a size the graph can compute/);
+    // as an integer argument the product in double is a form (1.15 * 2 is the double nearest 2.3):
+    // checked at the sizes where it is not floor(23T / 10), then computed so
+    const tp = traceAt(keep, (t) => F.pad(t, [0, 0, 0, Math.floor(t.shape[1] * 1.15 * 2)]), x(9, 52), [1, 10, 49, 50, 51, 183, 1001].map((T) => ({ T })));
+    assert.deepEqual(tp.outputs[0].shape, [2, 'T+floor(T*2.3)', 3]);
     throwsKind(() => om.trace((t) => t.slice(1, 0, Math.floor((t.shape[1] - 3) * 0.35)).tanh(), x(9, 53)), 'SymbolicShape',
       /^slice: argument 2 is 2 at the traced sizes, .*it changes with the sizes, but not as a size the graph can compute/);
-    const image = { x: [om.randn([1, 2, 9, 5], { seed: 54 }), [null, null, 'H', null]] };
-    throwsKind(() => om.trace((t) => F.interpolate(t, { scaleFactor: [0.35, 1] }), image), 'SymbolicShape',
-      /^interpolate: output axis 2 has size 3 at the traced sizes and 62 at H=180, where floor\(7\*H\/20\), the size the graph would compute, is 63 .*om\.Dim\('H', \{ max: 179 \}\): declare it/);
     // doubles whose floor, ceil or round is the exact one's at every size: traced, and checked at
     // every size up to the maximum declared (a numerator of 10 over 3 and 5 over 2 were refused)
     const every = Array.from({ length: 60 }, (_, i) => ({ T: i + 1 }));
@@ -148,33 +156,37 @@ describe('sizes a model computes', () => {
     });
   }));
 
-  test('interpolate by a scale factor PyTorch rounds off (0.7, 0.35, 1.15, 1.4): refused naming the first size where the graph\'s floor division is off and the range where it holds; declared so, every mode samples as eager at every size of it', () => withTraced((keep) => {
+  test('interpolate by a scale factor PyTorch rounds in double (0.7, 0.35, 1.15, 1.4, 1/3): traced with no declared range, its size floor(double(H) * s) computed in double; every mode and recomputeScaleFactor right in both engines at 1, odd sizes, where the integer ratios are off and far above', () => withTraced((keep) => {
     // PyTorch's output size is floor(H * s) in double (s the double given, not rounded to float32):
-    // floor(7H / 10) is off first at H = 90, floor(7H / 20) at 180, H + floor(3H / 20) at 100,
-    // H + floor(2H / 5) at 45; the refusal names that size, what the graph would compute there,
-    // and the declaration under which it is right. A range that starts above a size where it is
-    // off names both ends (traced at H = 100 by 0.7: off at 90 and at 170).
-    const image = (h, w = 3) => om.randn([1, 2, h, w], { seed: h });
-    for (const [s, h, first, eager, graph, decl] of [
-      [0.7, 9, 90, 62, 63, '{ max: 89 }'], [0.35, 9, 180, 62, 63, '{ max: 179 }'], [1.15, 9, 100, 114, 115, '{ max: 99 }'],
-      [1.4, 9, 45, 62, 63, '{ max: 44 }'], [0.7, 100, 90, 62, 63, '{ min: 91, max: 169 }']]) {
-      throwsKind(() => om.trace((t) => F.interpolate(t, { scaleFactor: [s, 1] }), { x: [image(h), [null, null, 'H', null]] }),
-        'SymbolicShape', new RegExp(`^interpolate: output axis 2 has size ${Math.floor(h * s)} at the traced sizes and ${eager} at H=${first}, where .*, the size the graph would compute, is ${graph} \\(the op rounds a number the graph cannot follow at every size\\); it holds for the sizes om\\.Dim\\('H', ${decl.replace(/[{}]/g, '\\$&')}\\): declare it`));
+    // floor(7H / 10) is off first at H = 90 (62 rows), floor(7H / 20) at 180, H + floor(3H / 20) at
+    // 100, H + floor(2H / 5) at 45; the graph casts H to double, multiplies by s, floors and casts
+    // back, the op's own arithmetic, so it holds at every H below 2^53 (npm run sweep:interpolate
+    // checks every H to 2,000 and the off sizes to 100,000). The sampling coordinates are eager's.
+    const image = (h, w) => om.randn([1, 2, h, w], { seed: h + 7 * w });
+    const modes = [['nearest'], ['bilinear', false], ['bilinear', true], ['bicubic', false], ['bicubic', true], ['bicubic', true, true], ['nearest', undefined, true]];
+    // below 2 rows (H = 1) or 3 columns (W = 1, 2) eager has no output: the ranges narrow there only
+    const sizes = [[2, 3], [90, 180], [91, 179], [89, 181], [170, 7], [11, 13], [1001, 6]];
+    for (const [mode, alignCorners, recomputeScaleFactor] of modes) {
+      const opts = { scaleFactor: [0.7, 0.35], mode, ...(alignCorners === undefined ? {} : { alignCorners }), ...(recomputeScaleFactor ? { recomputeScaleFactor } : {}) };
+      const tm = traceAt(keep, (t) => F.interpolate(t, opts), { x: [image(9, 12), [null, null, 'H', 'W']] }, sizes.map(([H, W]) => ({ H, W })));
+      const what = JSON.stringify(opts);
+      assert.deepEqual(tm.outputs[0].shape, [1, 2, 'floor(H*0.7)', 'floor(W*0.35)'], what);
+      assert.deepEqual(tm.symbols.map((x) => [x.name, x.min, x.max, x.checked.max]), [['H', 2, Infinity, 32768], ['W', 3, Infinity, 32768]], what);
+      assert.ok(tm.symbols.every((x) => x.narrowedBy !== null), what);
     }
-    // declared as the refusal says, it traces; the sampling coordinates are eager's at every size
-    // of the range in both engines, in every mode (area is adaptive pooling to floor(H * s))
-    const H = om.Dim('H', { max: 89 }), W = om.Dim('W', { max: 179 });
-    const sizes = [[2, 3], [3, 179], [10, 20], [29, 40], [30, 60], [44, 100], [45, 120], [46, 178], [60, 7], [88, 140], [89, 179]];
-    for (const [mode, alignCorners] of [['nearest'], ['bilinear', false], ['bilinear', true], ['bicubic', false], ['bicubic', true]]) {
-      const model = (t) => F.interpolate(t, { scaleFactor: [0.7, 0.35], mode, ...(alignCorners === undefined ? {} : { alignCorners }) });
-      const tm = traceAt(keep, model, { x: [image(9, 12), [null, null, H, W]] }, sizes.map(([a, b]) => ({ H: a, W: b })));
-      assert.deepEqual(tm.outputs[0].shape, [1, 2, 'floor(7*H/10)', 'floor(7*W/20)'], mode);
-      assert.deepEqual(tm.symbols.map((x) => [x.name, x.max, x.checked.max]), [['H', 89, 89], ['W', 179, 179]], mode);
+    for (const [s, example, at] of [[1.15, 9, [1, 99, 100, 101, 333]], [1.4, 9, [1, 44, 45, 46, 555]], [1 / 3, 7, [3, 4, 299, 300, 3001]]]) {
+      const tm = traceAt(keep, (t) => F.interpolate(t, { scaleFactor: [s, 1], mode: 'bilinear' }), { x: [image(example, 4), [null, null, 'H', null]] }, at.map((H) => ({ H })));
+      assert.deepEqual(tm.outputs[0].shape, [1, 2, `floor(H*${s})`, 4]);
     }
     // area is adaptive pooling to the size Math.floor(H * 0.7) the JS computes, which it takes as
     // a fixed number: refused at every scale on a symbolic axis, loudly
+    const H = om.Dim('H', { max: 89 });
     throwsKind(() => om.trace((t) => F.interpolate(t, { scaleFactor: [0.7, 1], mode: 'area' }), { x: [image(9, 5), [null, null, H, null]] }),
       'SymbolicShape', /^adaptiveAvgPool2d: argument 0 \(floor\(7\*H\/10\)\) changes with the sizes, and adaptiveAvgPool2d takes it as a fixed number/);
+    // double holds every integer up to 2^53 only: an axis that declared maxima let reach it is refused
+    const big = om.Dim('H', { max: 2 ** 27 }), wide = om.Dim('W', { max: 2 ** 27 });
+    throwsKind(() => om.trace((t) => F.interpolate(t.reshape([1, 1, -1, 1]), { scaleFactor: [0.7, 1] }), { x: [om.randn([9, 5], { seed: 48 }), [big, wide]] }),
+      'SymbolicShape', /^interpolate: the size H\*W, scaled by 0\.7 and rounded down in double, may reach 2\^53 at the declared maxima \(18014398509481984\), where double no longer holds every integer: declare maxima that keep it below/);
   }));
 
   test('Swin\'s window partition with symbolic H and W: pad both to a multiple of 7, windows of 49, and back', () => withTraced((keep) => {
