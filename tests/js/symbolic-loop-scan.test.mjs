@@ -142,9 +142,9 @@ describe('a crop to the size beside the loop (upstream Mamba\'s conv1d(x)[..., :
     });
   };
 
-  test('slice(-1, 0, T) before the activation: one Loop, the crop\'s end the length, right at 1, 2, odd and far above, batch 3 and 1', () => withTraced((keep) => {
+  test('slice(-1, 0, T) before the activation: one Loop, the crop\'s end the length, right at 1, 2 (below the kernel), odd and far above, batch 3 and 1', () => withTraced((keep) => {
     const model = convScan();
-    atLengths(keep, rolled(keep, model), model, [5], 1); // (rolled: one Loop, at batch 3)
+    atLengths(keep, rolled(keep, model, { lengths: [1, 2, 97] }), model, [5], 1); // (rolled: one Loop, at batch 3)
   }));
 
   // (the steps cut first roll once each cut is placed next to its step: loop.c, sink_single_reads)

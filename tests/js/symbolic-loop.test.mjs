@@ -183,8 +183,7 @@ describe('a loop over a size becomes an ONNX Loop', () => {
     // every B, wrong wherever a padded row holds the minimum (B = 1; B = 25 at T = 9; random model
     // 21:28520). The pieces' pad amounts move by a whole step a batch, on one line through a
     // third piece (loop.c, om__loop_sizes; branch.c, on_the_line): written from the batch
-    const MAX_TB = (T, B) => Math.max(T, B);
-    for (const [len, c, B, T] of [[MAX_TB, 0.25, 3, 9], [(T, B) => Math.max(T, 2 * B + 1), 0.75, 3, 8]]) {
+    for (const [len, c, B, T] of [[(T, B) => Math.max(T, B), 0.25, 3, 9], [(T, B) => Math.max(T, 2 * B + 1), 0.75, 3, 8]]) {
       const model = fn((x) => {
         const L = len(x.shape[1], x.shape[0]);
         const padded = om.nn.functional.pad(x, [0, 0, 0, L - x.shape[1]]);
@@ -196,7 +195,7 @@ describe('a loop over a size becomes an ONNX Loop', () => {
       const tm = om.trace(model, { x: [ex, ['B', 'T', null]] });
       keep(tm, { x: ex }, [model.forward(ex)], undefined, model);
       assert.equal(ops(tm).filter((o) => o === 'Loop').length, 1, String(ops(tm)));
-      for (const [b, t] of len === MAX_TB ? [[1, 1], [2, 2], [25, 9]] : [[25, 9]]) { // where the pad to Math.max(T, 6) was wrong
+      for (const [b, t] of c === 0.25 ? [[2, 2], [25, 9]] : [[1, 1]]) { // where the pad to Math.max(T, 6) was wrong; the smallest
         const x = om.randn([b, t, 3], { seed: 31 * b + t });
         keep(tm, { x }, [model.forward(x)], `at B=${b}, T=${t}`);
       }
