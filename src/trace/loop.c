@@ -935,10 +935,11 @@ bool om__loop_name_axes(om_traced_model *m, const om_loop_axes *axes, const char
 
 #define OM_LOOP_SIZED 16 /* the most reads of constants that differ between two rolled graphs (the size beside the loop) */
 
-/* A read of an int64 constant of the outer graph that differs between two rolled graphs: input in
- * of node n, constant va of one graph and vb of the other. */
+/* A read of a constant of the outer graph that differs between two rolled graphs: input in of node
+ * n, constant va of one graph and vb of the other. */
 typedef struct sized_read {
   int n, in, va, vb;
+  bool fill; /* constants of one value throughout whose shapes differ (om.full([N, 1, 1], 0.5)), else int64 ones alike in shape */
 } sized_read;
 
 /* The graphs compared at one depth (a Loop's body inside the graph), and the scope around them;
@@ -999,16 +1000,31 @@ static bool same_attr_in(const scope *sc, const om_gattr *p, const om_gattr *q) 
   return om__same_attr(p, q);
 }
 
-/* Whether input i of node n reads int64 constants of the same shape in sc's two graphs, at the
- * outer depth where they may differ: noted in sc->sized (false when that is full). */
+/* The one value every element of tensor t holds (*v), where it holds one and has some; false otherwise. */
+static bool one_value(const om_tensor *t, double *v) {
+  int64_t n = t ? om_tensor_numel(t) : 0;
+  *v = n ? om__get_flat(t, 0) : 0;
+  for (int64_t e = 1; e < n; e++)
+    if (om__get_flat(t, e) != *v) return false;
+  return n > 0 && *v == *v;
+}
+
+/* Whether input i of node n reads constants in sc's two graphs that may differ with the size, at
+ * the outer depth where they may: int64 ones of the same shape, or ones of one value throughout
+ * (the same in both) whose shapes differ (a tensor made at the size). Noted in sc->sized (false
+ * when that is full). */
 static bool sized_read_of(const scope *sc, int n, int i) {
   int va = sc->a->nodes.v[n].in[i], vb = sc->b->nodes.v[n].in[i];
-  int64_t x[OM_LOOP_INTS], y[OM_LOOP_INTS];
-  if (!sc->sized || *sc->n_sized >= OM_LOOP_SIZED || va < 0 || vb < 0 || int_const(sc->a, va, x) < 0 || int_const(sc->b, vb, y) < 0)
-    return false;
+  if (!sc->sized || *sc->n_sized >= OM_LOOP_SIZED || va < 0 || vb < 0) return false;
   const om_gvalue *p = &sc->a->values.v[va], *q = &sc->b->values.v[vb];
-  if (p->ndim != q->ndim || memcmp(p->shape, q->shape, sizeof(int64_t) * (size_t)p->ndim)) return false;
-  sc->sized[(*sc->n_sized)++] = (sized_read){.n = n, .in = i, .va = va, .vb = vb};
+  if (p->init < 0 || q->init < 0 || p->dtype != q->dtype || p->ndim != q->ndim) return false;
+  bool alike = !memcmp(p->shape, q->shape, sizeof(int64_t) * (size_t)p->ndim);
+  int64_t x[OM_LOOP_INTS], y[OM_LOOP_INTS];
+  double u, w;
+  bool fill = !alike && p->ndim > 0 && p->ndim <= OM_LOOP_INTS && one_value(sc->a->inits.v[p->init].tensor, &u) &&
+              one_value(sc->b->inits.v[q->init].tensor, &w) && u == w;
+  if (!fill && (!alike || int_const(sc->a, va, x) < 0 || int_const(sc->b, vb, y) < 0)) return false;
+  sc->sized[(*sc->n_sized)++] = (sized_read){.n = n, .in = i, .va = va, .vb = vb, .fill = fill};
   return true;
 }
 
@@ -1030,15 +1046,14 @@ static bool same_graph(const scope *sc) {
 
 bool om__loop_same(const om_traced_model *a, const om_traced_model *b) { return same_graph(&(scope){.a = &a->g, .b = &b->g}); }
 
-/* The value of g computing the constant that read rd noted, as the size S (axis d of graph input
- * i: size, Shape's output) makes it: base + S * step elementwise, base and step fitted from its
- * elements in g (a piece at size sa) and in b (at sb); each element must move by a whole step a
- * size. Written with Mul and Add only where they change something. -2 where an element does not
- * fit (nothing written), -1 on error (set). */
-static int size_expr(om_graph *g, const om_graph *b, const sized_read *rd, int64_t sa, int64_t sb, int size, int q) {
-  int64_t x[OM_LOOP_INTS], y[OM_LOOP_INTS], step[OM_LOOP_INTS], base[OM_LOOP_INTS];
-  int n = int_const(g, rd->va, x);
-  int_const(b, rd->vb, y);
+/* The value of g computing base + S * step elementwise (S the size: value size, Shape's [1]
+ * output), base and step fitted from elements x (n, at size sa) and y (at sb), shaped ndim, shape
+ * (a scalar where ndim is 0); each element must move by a whole step a size. Written with Mul and
+ * Add only where they change something; names from q. -2 where an element does not fit (nothing
+ * written), -1 on error (set). */
+static int line_expr(om_graph *g, const int64_t *x, const int64_t *y, int n, int ndim, const int64_t *shape, int64_t sa, int64_t sb,
+                     int size, int q) {
+  int64_t step[OM_LOOP_INTS], base[OM_LOOP_INTS];
   bool unit = true, zero = true;
   for (int e = 0; e < n; e++) {
     int64_t by, dv = y[e] - x[e]; /* (the graphs' constants are sizes and indices: far from overflowing) */
@@ -1047,8 +1062,7 @@ static int size_expr(om_graph *g, const om_graph *b, const sized_read *rd, int64
     if (__builtin_mul_overflow(step[e], sa, &by) || __builtin_sub_overflow(x[e], by, &base[e])) return -2;
     unit &= step[e] == 1, zero &= base[e] == 0;
   }
-  const om_gvalue *like = &g->values.v[rd->va];
-  bool scalar = like->ndim == 0, shaped = !scalar && (like->ndim != 1 || like->shape[0] != 1);
+  bool scalar = ndim == 0, shaped = !scalar && (ndim != 1 || shape[0] != 1);
   char nm[48];
   int v = size;
   if (scalar) { /* S as a scalar */
@@ -1065,21 +1079,53 @@ static int size_expr(om_graph *g, const om_graph *b, const sized_read *rd, int64
     snprintf(nm, sizeof nm, "LoopSize/%d/%s", q, k ? "base" : "step");
     int c = int_init(g, nm, k ? base : step, n, scalar);
     om_ginit *init = c >= 0 ? &g->inits.v[g->values.v[c].init] : NULL;
-    om_tensor *r = init && shaped ? om_reshape(init->tensor, like->shape, like->ndim) : NULL;
+    om_tensor *r = init && shaped ? om_reshape(init->tensor, shape, ndim) : NULL;
     if (!init || (shaped && !r)) return -1;
     if (r) { /* the constant's own shape ([2, 1] of a Reshape's operand) */
       om_tensor_release(init->tensor);
       init->tensor = r;
-      g->values.v[c].ndim = like->ndim;
-      memcpy(g->values.v[c].shape, like->shape, sizeof(int64_t) * (size_t)like->ndim);
+      g->values.v[c].ndim = ndim;
+      memcpy(g->values.v[c].shape, shape, sizeof(int64_t) * (size_t)ndim);
     }
     snprintf(nm, sizeof nm, "LoopSize/%d/%s", q, k ? "Add" : "Mul");
-    int out = value_like(g, "", &(om_gvalue){.name = nm, .dtype = OM_INT64, .ndim = like->ndim});
-    if (out >= 0) memcpy(g->values.v[out].shape, like->shape, sizeof(int64_t) * (size_t)like->ndim);
+    int out = value_like(g, "", &(om_gvalue){.name = nm, .dtype = OM_INT64, .ndim = ndim});
+    if (out >= 0) memcpy(g->values.v[out].shape, shape, sizeof(int64_t) * (size_t)ndim);
     if (out < 0 || om__graph_add_node(g, k ? "Add" : "Mul", nm, (int[]){v, c}, 2, &out, 1, NULL, 0) < 0) return -1;
     v = out;
   }
   return v;
+}
+
+/* The value of g computing the constant that read rd noted, as the size S (value size) makes it:
+ * its elements (int64) or, for a fill, its shape, on the line through g's (at sa) and b's (at sb),
+ * a fill then its one value expanded to that shape (Expand). -2 where it does not fit (nothing
+ * written), -1 on error (set). */
+static int size_expr(om_graph *g, const om_graph *b, const sized_read *rd, int64_t sa, int64_t sb, int size, int q) {
+  const om_gvalue kept = g->values.v[rd->va]; /* a copy: g's values move as it grows */
+  int64_t x[OM_LOOP_INTS], y[OM_LOOP_INTS];
+  if (!rd->fill) {
+    int n = int_const(g, rd->va, x);
+    int_const(b, rd->vb, y);
+    return line_expr(g, x, y, n, kept.ndim, kept.shape, sa, sb, size, q);
+  }
+  int n = kept.ndim;
+  memcpy(x, kept.shape, sizeof(int64_t) * (size_t)n);
+  memcpy(y, b->values.v[rd->vb].shape, sizeof(int64_t) * (size_t)n);
+  int shape = line_expr(g, x, y, n, 1, (int64_t[]){n}, sa, sb, size, q);
+  if (shape < 0) return shape;
+  char nm[48];
+  snprintf(nm, sizeof nm, "LoopSize/%d/value", q);
+  om_tensor *one = om_full(NULL, 0, kept.dtype, om__get_flat(g->inits.v[kept.init].tensor, 0));
+  int v = one ? om__graph_value(g, kept.dtype, 0, NULL) : -1;
+  om_ginit *init = v >= 0 ? OM_VEC_PUSH_SLOT(g->inits) : NULL;
+  if (!init || !(g->values.v[v].name = om__arena_strdup(&g->arena, nm))) return om_tensor_release(one), -1;
+  *init = (om_ginit){.value = v, .tensor = one, .first_use = (om_op)-1, .generated = true};
+  g->values.v[v].init = g->inits.n - 1;
+  snprintf(nm, sizeof nm, "LoopSize/%d/Expand", q);
+  int out = value_like(g, "", &(om_gvalue){.name = nm, .dtype = kept.dtype, .ndim = n});
+  if (out >= 0) memcpy(g->values.v[out].shape, kept.shape, sizeof(int64_t) * (size_t)n);
+  if (out < 0 || om__graph_add_node(g, "Expand", nm, (int[]){v, shape}, 2, &out, 1, NULL, 0) < 0) return -1;
+  return out;
 }
 
 /* Whether node x is a Shape of the same input with the same attributes as node y. */

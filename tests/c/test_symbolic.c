@@ -1214,6 +1214,16 @@ static int squared_pad_beside_scan(om_tensor *const *in, om_tensor **out) {
   return out[0] ? 1 : -1;
 }
 
+/* crop_then_scan times a tensor of halves made at the size (om_full of [1, seq, 1], as random
+ * model 21:602's om.full([N, 1, 1], 0.5) beside its loop over N): each piece holds it as a
+ * constant of its own shape. */
+static int halves_beside_scan(om_tensor *const *in, om_tensor **out) {
+  om_tensor *y = NULL, *h = om_full((int64_t[]){1, om_tensor_shape(in[0])[1], 1}, 3, OM_FLOAT32, 0.5);
+  out[0] = h && crop_then_scan(in, &y) == 1 ? om_mul(y, h) : NULL;
+  om_tensor_release(h), om_tensor_release(y);
+  return out[0] ? 1 : -1;
+}
+
 /* The crop's end, the size, sits beside the loop: the pieces the loop is rolled from hold it as
  * their fixed sizes, and it is written as the size (Shape) in the one Loop's graph (loop.c,
  * om__loop_sizes), right in the Session at seq 1, 2, odd and far above, batch moved too. */
@@ -1225,6 +1235,16 @@ TEST(crop_to_the_size_beside_a_loop) {
   om_session *sess = m ? om_session_create(m, NULL) : NULL;
   CHECK(sess != NULL);
   agrees_at_sizes(sess, crop_then_scan, (const int64_t[][2]){{3, 1}, {3, 2}, {3, 7}, {2, 9}, {1, 40}}, 5);
+  om_session_release(sess);
+  om_traced_release(m);
+  CHECK(!om_trace_active());
+  /* a tensor of one value made at the size: Expand to the shape of the size */
+  CHECK(om_trace_begin());
+  m = om_test_trace(halves_beside_scan, ex, BS, 1);
+  CHECK(m && om_test_count_op(m, "Loop") == 1 && om_test_count_op(m, "Expand") >= 1);
+  sess = m ? om_session_create(m, NULL) : NULL;
+  CHECK(sess != NULL);
+  agrees_at_sizes(sess, halves_beside_scan, (const int64_t[][2]){{3, 1}, {2, 9}, {1, 40}}, 3);
   om_session_release(sess);
   om_traced_release(m);
   CHECK(!om_trace_active());
