@@ -54,15 +54,12 @@ export class MambaMixer extends nn.Module {
   }
 
   /**
-   * The conv's first seq_len outputs (upstream's `self.conv1d(hidden_states)[..., :seq_len]`): with
-   * padding conv_kernel - 1 on both sides, the causal ones. Cropped from the end (the conv gives
-   * seq_len + conv_kernel - 1 outputs; the same ones): the tracer rolls the scan over a symbolic
-   * length with this crop, while upstream's `:seq_len` beside the loop is still refused
-   * (docs/tracing.md, "Mamba").
+   * The conv's first seq_len outputs, as upstream writes it (`self.conv1d(hidden_states)[..., :seq_len]`):
+   * with padding conv_kernel - 1 on both sides, the causal ones. The crop's end is the length
+   * beside the scan's loop, written as the length in the traced graph (docs/tracing.md, "Mamba").
    */
   causalConv(hiddenStates, seqLen) {
-    const out = this.conv1d.forward(hiddenStates);
-    return this.conv_kernel_size > 1 ? out.slice(-1, 0, 1 - this.conv_kernel_size) : out.slice(-1, 0, seqLen);
+    return this.conv1d.forward(hiddenStates).slice(-1, 0, seqLen);
   }
 
   /** slow_forward(input_states) without cache_params or attention_mask: [batch, seq, hidden] -> the same. */

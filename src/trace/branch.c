@@ -771,6 +771,39 @@ static int answers_below(const cut *c, int64_t from, uint64_t seed, uint64_t off
 #define OM_LOOP_FAILS 8 /* the most of the smallest sizes a rolled loop's model may fail at */
 #define OM_LOOP_FAR_BYTES ((int64_t)256 << 20) /* the most memory a rolled loop's check far above the example may take */
 
+/* Whether the constants that rolled (the first piece's graph rolled, its constants of the size
+ * rewritten as a line through its and the second piece's, rolled2) lie on that line at a third piece
+ * p3 (traced into *m3 once, kept for the next try): a size squared or halved beside the loop
+ * moves by a whole step between two sizes too, and would be a line wrong elsewhere. Rolled as
+ * the others (loops, trips, from); 1 where the third's graph rewritten through the second's is
+ * rolled's, 0 where not (or p3 lies past the range: refused as before), -1 on error (set). */
+static int on_the_line(const cut *c, const om_traced_model *rolled2, const piece *p2, const piece *p3, om_traced_model **m3,
+                       const om_traced_model *rolled, const om_loop_trips *trips, int loops, int64_t from, uint64_t seed,
+                       uint64_t offset, int in_i, int in_d) {
+  om_thread_state *st = om__state();
+  om_trace *tr = c->tr;
+  const om_symbol *s = &tr->symbols.v[c->k];
+  if (p3->v > c->declared[c->k].vmax) return 0;
+  int n = -1;
+  om_tensor **outs = *m3 ? NULL : calloc((size_t)c->max_outputs, sizeof *outs);
+  if (!*m3 && !outs) return om__fail(OM_ERR_OUT_OF_MEMORY, "trace_run: out of memory"), -1;
+  if (!*m3) {
+    st->rng_seed = seed, st->rng_offset = offset;
+    bool ok = trace_piece(c, p3, 1, outs, &n, m3);
+    if (n > 0) om__release_all(outs, n);
+    free(outs);
+    st->trace = NULL;
+    if (!ok && om_last_error() == OM_ERR_OUT_OF_MEMORY) return -1;
+    if (!ok) return om_clear_error(), 0; /* the piece refused: so is the loop, as before */
+  }
+  om_traced_model *rolled3 = om__loop_roll(*m3, s->name, p3->v * s->multiple, from * s->multiple, (const int (*)[OM_MAX_DIMS])c->syms,
+                                           c->k, in_i, in_d, loops, trips, NULL, 0);
+  int r = rolled3 ? om__loop_sizes(rolled3, rolled2, p3->v * s->multiple, p2->v * s->multiple, in_i, in_d) : 0;
+  r = r == 2 ? om__loop_same(rolled, rolled3) : r < 0 ? -1 : 0;
+  om_traced_release(rolled3);
+  return r < 0 || om_last_error() == OM_ERR_OUT_OF_MEMORY ? -1 : r;
+}
+
 /* The loop over symbol c->k that om__run_loop found, rolled into an ONNX Loop (loop.c): the model
  * traced as a piece with k fixed three sizes above the example (repeats enough to tell what
  * moves), rolled, and the rolled graph run by the trace's runner (om_graph_runner: the Session)
@@ -795,6 +828,9 @@ static int roll_loop(const cut *c, om_tensor **outputs, uint64_t seed, uint64_t 
   int64_t div = period->div, v1 = div > 1 ? v0 + 2 + div : v0 + 3;
   int64_t v2 = div > 1 ? (v1 + div + 1 <= dk->vmax ? v1 + div + 1 : v1 + div) : v0 + 4 <= dk->vmax ? v0 + 4 : v0 + 2;
   piece p = {.lo = v1, .hi = v1, .v = v1, .fixed = true}, p2 = {.lo = v2, .hi = v2, .v = v2, .fixed = true};
+  const int64_t v3 = v2 + (v2 - v1) + 1; /* a third piece, traced where the first two's graphs differ by constants of the size */
+  piece p3 = {.lo = v3, .hi = v3, .v = v3, .fixed = true};
+  om_traced_model *m3 = NULL;
   int in_i, in_d, n = -1, n_in = tr->inputs.n;
   cut_syms(c, &in_i, &in_d);
   om_tensor **outs = calloc((size_t)c->max_outputs, sizeof *outs), *in[64] = {0};
@@ -858,7 +894,12 @@ static int roll_loop(const cut *c, om_tensor **outputs, uint64_t seed, uint64_t 
     rolled2 = rolled ? om__loop_roll(m2, s->name, p2.v * s->multiple, from * s->multiple, (const int (*)[OM_MAX_DIMS])c->syms, c->k,
                                      in_i, in_d, tries[at][0], &trips, reads, n_reads)
                      : NULL;
-    if (rolled2 && !om__loop_same(rolled, rolled2)) { /* the size reaches more than the trip count */
+    /* the size reaches more than the trip count: as constants that move a whole step a size (a
+     * crop to the size, x[..., :T]) it is written as the size; otherwise the loop is refused */
+    int alike = rolled2 ? om__loop_sizes(rolled, rolled2, p.v * s->multiple, p2.v * s->multiple, in_i, in_d) : 0;
+    if (alike == 2) alike = on_the_line(c, rolled2, &p2, &p3, &m3, rolled, &trips, tries[at][0], from, seed, offset, in_i, in_d);
+    if (alike < 0) break;
+    if (rolled2 && !alike) {
       beside[0] = p.v * s->multiple, beside[1] = p2.v * s->multiple;
       continue;
     }
@@ -924,6 +965,7 @@ static int roll_loop(const cut *c, om_tensor **outputs, uint64_t seed, uint64_t 
   }
   om_traced_release(m);
   om_traced_release(m2);
+  om_traced_release(m3);
   st->trace = tr;
   st->rng_seed = after, st->rng_offset = after_offset;
   for (int j = 0; agrees && j < n; j++) { /* the example's outputs, as the Loop model's (om__branch_finish) */

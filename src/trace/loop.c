@@ -795,6 +795,66 @@ static int roll_one(om_graph *g, int64_t size, int64_t min, int i, int d, const 
   return ok ? rolled : -1;
 }
 
+/* Node n of g and, first, the nodes placed right before it (next: each one's next in before's
+ * list, in g's order), each as placed, into order (at *k). */
+static void place(const om_graph *g, const int *before, const int *next, int n, int *order, int *k) {
+  for (int x = before[n]; x >= 0; x = next[x]) place(g, before, next, x, order, k);
+  order[(*k)++] = n;
+}
+
+/* g's nodes reordered so that each node whose outputs one later node alone reads (as inputs: no
+ * body's, no graph output), and that reads only what others read too (or the graph's inputs and
+ * constants), comes right before that node: the steps x.unbind(1) cuts before a loop, each next
+ * to its step's nodes; what a step alone reads stays where it is. false with OutOfMemory. */
+static bool sink_single_reads(om_graph *g) {
+  int n_nodes = g->nodes.n, n_vals = g->values.n;
+  int *reader = malloc(sizeof(int) * ((size_t)n_vals + 1)), *before = malloc(sizeof(int) * ((size_t)n_nodes + 1));
+  int *next = malloc(sizeof(int) * ((size_t)n_nodes + 1)), *order = malloc(sizeof(int) * ((size_t)n_nodes + 1));
+  om_gnode *nodes = malloc(sizeof *nodes * ((size_t)n_nodes + 1));
+  if (!reader || !before || !next || !order || !nodes) {
+    free(reader), free(before), free(next), free(order), free(nodes);
+    return om__fail(OM_ERR_OUT_OF_MEMORY, "trace_run: out of memory");
+  }
+  for (int v = 0; v < n_vals; v++) reader[v] = -1; /* -1 none, -2 more than one (or a body, or the graph's output) */
+  for (int n = 0; n < n_nodes; n++) {
+    const om_gnode *x = &g->nodes.v[n];
+    for (int i = 0; i < x->n_in; i++)
+      if (x->in[i] >= 0) reader[x->in[i]] = reader[x->in[i]] == -1 || reader[x->in[i]] == n ? n : -2;
+    for (int c = 0; c < x->n_cap; c++) reader[x->cap[c]] = -2;
+  }
+  for (int j = 0; j < g->outputs.n; j++) reader[g->outputs.v[j]] = -2;
+  int *last = order; /* (scratch until placed: each node's last node placed before it) */
+  for (int n = 0; n < n_nodes; n++) before[n] = next[n] = last[n] = -1;
+  for (int n = 0; n < n_nodes; n++) {
+    const om_gnode *x = &g->nodes.v[n];
+    int to = x->n_out ? reader[x->out[0]] : -1;
+    for (int j = 1; j < x->n_out && to >= 0; j++) to = reader[x->out[j]] == to || reader[x->out[j]] == -1 ? to : -2;
+    for (int i = 0; i < x->n_in && to >= 0; i++) /* what it reads: the graph's, or shared (a cut of a value others read too) */
+      to = x->in[i] < 0 || g->values.v[x->in[i]].producer < 0 || reader[x->in[i]] == -2 ? to : -1;
+    if (to < 0) continue; /* read by none or by several, or reading what it alone reads */
+    if (last[to] < 0) before[to] = n;
+    else next[last[to]] = n;
+    last[to] = n;
+  }
+  bool *sunk = calloc((size_t)n_nodes + 1, sizeof *sunk);
+  if (!sunk) {
+    free(reader), free(before), free(next), free(order), free(nodes);
+    return om__fail(OM_ERR_OUT_OF_MEMORY, "trace_run: out of memory");
+  }
+  for (int n = 0; n < n_nodes; n++)
+    for (int x = before[n]; x >= 0; x = next[x]) sunk[x] = true;
+  int k = 0;
+  for (int n = 0; n < n_nodes; n++)
+    if (!sunk[n]) place(g, before, next, n, order, &k);
+  memcpy(nodes, g->nodes.v, sizeof *nodes * (size_t)n_nodes);
+  for (int q = 0; q < n_nodes; q++) {
+    g->nodes.v[q] = nodes[order[q]];
+    for (int j = 0; j < g->nodes.v[q].n_out; j++) g->values.v[g->nodes.v[q].out[j]].producer = q;
+  }
+  free(reader), free(before), free(next), free(order), free(nodes), free(sunk);
+  return true;
+}
+
 om_traced_model *om__loop_roll(const om_traced_model *m, const char *name, int64_t size, int64_t min, const int (*syms)[OM_MAX_DIMS],
                                int k, int i, int d, int loops, const om_loop_trips *trips, char *why, size_t n_why) {
   om_traced_model *t = calloc(1, sizeof *t);
@@ -809,6 +869,9 @@ om_traced_model *om__loop_roll(const om_traced_model *m, const char *name, int64
     char pre[16];
     snprintf(pre, sizeof pre, l ? "Loop%d/" : "Loop/", l);
     int r = roll_one(&t->g, size, min, i, d, trips, pre, why, n_why);
+    /* none rolled: the steps may be cut before the loop (x.unbind(1), or a list of selects made
+     * first), each read once by its repeat; placed next to their readers, they repeat with them */
+    if (r == 0 && l == 0) r = sink_single_reads(&t->g) ? roll_one(&t->g, size, min, i, d, trips, pre, why, n_why) : -1;
     if (r <= 0) {
       ok = r == 0;
       break;
@@ -870,10 +933,23 @@ bool om__loop_name_axes(om_traced_model *m, const om_loop_axes *axes, const char
 
 /* ---- two rolled graphs alike ---- */
 
-/* The graphs compared at one depth (a Loop's body inside the graph), and the scope around them. */
+#define OM_LOOP_SIZED 16 /* the most reads of constants that differ between two rolled graphs (the size beside the loop) */
+
+/* A read of a constant of the outer graph that differs between two rolled graphs: input in of node
+ * n, constant va of one graph and vb of the other. */
+typedef struct sized_read {
+  int n, in, va, vb;
+  bool fill; /* constants of one value throughout whose shapes differ (om.full([N, 1, 1], 0.5)), else int64 ones alike in shape */
+} sized_read;
+
+/* The graphs compared at one depth (a Loop's body inside the graph), and the scope around them;
+ * at the outer depth, where reads of int64 constants may differ (sized, n_sized: noted there, at
+ * most OM_LOOP_SIZED), or NULL where every constant must be the same. */
 typedef struct scope {
   const om_graph *a, *b;
   const struct scope *up;
+  sized_read *sized;
+  int *n_sized;
 } scope;
 
 static bool same_graph(const scope *sc);
@@ -924,6 +1000,34 @@ static bool same_attr_in(const scope *sc, const om_gattr *p, const om_gattr *q) 
   return om__same_attr(p, q);
 }
 
+/* The one value every element of tensor t holds (*v), where it holds one and has some; false otherwise. */
+static bool one_value(const om_tensor *t, double *v) {
+  int64_t n = t ? om_tensor_numel(t) : 0;
+  *v = n ? om__get_flat(t, 0) : 0;
+  for (int64_t e = 1; e < n; e++)
+    if (om__get_flat(t, e) != *v) return false;
+  return n > 0 && *v == *v;
+}
+
+/* Whether input i of node n reads constants in sc's two graphs that may differ with the size, at
+ * the outer depth where they may: int64 ones of the same shape, or ones of one value throughout
+ * (the same in both) whose shapes differ (a tensor made at the size). Noted in sc->sized (false
+ * when that is full). */
+static bool sized_read_of(const scope *sc, int n, int i) {
+  int va = sc->a->nodes.v[n].in[i], vb = sc->b->nodes.v[n].in[i];
+  if (!sc->sized || *sc->n_sized >= OM_LOOP_SIZED || va < 0 || vb < 0) return false;
+  const om_gvalue *p = &sc->a->values.v[va], *q = &sc->b->values.v[vb];
+  if (p->init < 0 || q->init < 0 || p->dtype != q->dtype || p->ndim != q->ndim) return false;
+  bool alike = !memcmp(p->shape, q->shape, sizeof(int64_t) * (size_t)p->ndim);
+  int64_t x[OM_LOOP_INTS], y[OM_LOOP_INTS];
+  double u, w;
+  bool fill = !alike && p->ndim > 0 && p->ndim <= OM_LOOP_INTS && one_value(sc->a->inits.v[p->init].tensor, &u) &&
+              one_value(sc->b->inits.v[q->init].tensor, &w) && u == w;
+  if (!fill && (!alike || int_const(sc->a, va, x) < 0 || int_const(sc->b, vb, y) < 0)) return false;
+  sc->sized[(*sc->n_sized)++] = (sized_read){.n = n, .in = i, .va = va, .vb = vb, .fill = fill};
+  return true;
+}
+
 static bool same_graph(const scope *sc) {
   const om_graph *a = sc->a, *b = sc->b;
   if (a->nodes.n != b->nodes.n || a->inputs.n != b->inputs.n || a->outputs.n != b->outputs.n) return false;
@@ -933,7 +1037,7 @@ static bool same_graph(const scope *sc) {
     for (int k = 0; k < x->n_attrs; k++)
       if (!same_attr_in(sc, &x->attrs[k], &y->attrs[k])) return false;
     for (int i = 0; i < x->n_in; i++)
-      if (!same_value(sc, x->in[i], y->in[i])) return false;
+      if (!same_value(sc, x->in[i], y->in[i]) && !sized_read_of(sc, n, i)) return false;
   }
   for (int j = 0; j < a->outputs.n; j++)
     if (!same_value(sc, a->outputs.v[j], b->outputs.v[j])) return false;
@@ -941,3 +1045,155 @@ static bool same_graph(const scope *sc) {
 }
 
 bool om__loop_same(const om_traced_model *a, const om_traced_model *b) { return same_graph(&(scope){.a = &a->g, .b = &b->g}); }
+
+/* The value of g computing base + S * step elementwise (S the size: value size, Shape's [1]
+ * output), base and step fitted from elements x (n, at size sa) and y (at sb), shaped ndim, shape
+ * (a scalar where ndim is 0); each element must move by a whole step a size. Written with Mul and
+ * Add only where they change something; names from q. -2 where an element does not fit (nothing
+ * written), -1 on error (set). */
+static int line_expr(om_graph *g, const int64_t *x, const int64_t *y, int n, int ndim, const int64_t *shape, int64_t sa, int64_t sb,
+                     int size, int q) {
+  int64_t step[OM_LOOP_INTS], base[OM_LOOP_INTS];
+  bool unit = true, zero = true;
+  for (int e = 0; e < n; e++) {
+    int64_t by, dv = y[e] - x[e]; /* (the graphs' constants are sizes and indices: far from overflowing) */
+    if (dv % (sb - sa)) return -2; /* no whole step a size: no line through both */
+    step[e] = dv / (sb - sa);
+    if (__builtin_mul_overflow(step[e], sa, &by) || __builtin_sub_overflow(x[e], by, &base[e])) return -2;
+    unit &= step[e] == 1, zero &= base[e] == 0;
+  }
+  bool scalar = ndim == 0, shaped = !scalar && (ndim != 1 || shape[0] != 1);
+  char nm[48];
+  int v = size;
+  if (scalar) { /* S as a scalar */
+    snprintf(nm, sizeof nm, "LoopSize/%d/scalar", q);
+    int s = value_like(g, "", &(om_gvalue){.name = nm, .dtype = OM_INT64});
+    if (s < 0 || om__graph_add_node(g, "Squeeze", nm, &v, 1, &s, 1, NULL, 0) < 0) return -1;
+    v = s;
+  }
+  /* times the step where it is not 1; plus the base where it is not 0, or where S ([1]) alone
+   * would not have the constant's shape (an Add of zeros broadcasts it) */
+  const bool need[2] = {!unit, !zero || (shaped && unit)};
+  for (int k = 0; k < 2; k++) {
+    if (!need[k]) continue;
+    snprintf(nm, sizeof nm, "LoopSize/%d/%s", q, k ? "base" : "step");
+    int c = int_init(g, nm, k ? base : step, n, scalar);
+    om_ginit *init = c >= 0 ? &g->inits.v[g->values.v[c].init] : NULL;
+    om_tensor *r = init && shaped ? om_reshape(init->tensor, shape, ndim) : NULL;
+    if (!init || (shaped && !r)) return -1;
+    if (r) { /* the constant's own shape ([2, 1] of a Reshape's operand) */
+      om_tensor_release(init->tensor);
+      init->tensor = r;
+      g->values.v[c].ndim = ndim;
+      memcpy(g->values.v[c].shape, shape, sizeof(int64_t) * (size_t)ndim);
+    }
+    snprintf(nm, sizeof nm, "LoopSize/%d/%s", q, k ? "Add" : "Mul");
+    int out = value_like(g, "", &(om_gvalue){.name = nm, .dtype = OM_INT64, .ndim = ndim});
+    if (out >= 0) memcpy(g->values.v[out].shape, shape, sizeof(int64_t) * (size_t)ndim);
+    if (out < 0 || om__graph_add_node(g, k ? "Add" : "Mul", nm, (int[]){v, c}, 2, &out, 1, NULL, 0) < 0) return -1;
+    v = out;
+  }
+  return v;
+}
+
+/* The value of g computing the constant that read rd noted, as the size S (value size) makes it:
+ * its elements (int64) or, for a fill, its shape, on the line through g's (at sa) and b's (at sb),
+ * a fill then its one value expanded to that shape (Expand). -2 where it does not fit (nothing
+ * written), -1 on error (set). */
+static int size_expr(om_graph *g, const om_graph *b, const sized_read *rd, int64_t sa, int64_t sb, int size, int q) {
+  const om_gvalue kept = g->values.v[rd->va]; /* a copy: g's values move as it grows */
+  int64_t x[OM_LOOP_INTS], y[OM_LOOP_INTS];
+  if (!rd->fill) {
+    int n = int_const(g, rd->va, x);
+    int_const(b, rd->vb, y);
+    return line_expr(g, x, y, n, kept.ndim, kept.shape, sa, sb, size, q);
+  }
+  int n = kept.ndim;
+  memcpy(x, kept.shape, sizeof(int64_t) * (size_t)n);
+  memcpy(y, b->values.v[rd->vb].shape, sizeof(int64_t) * (size_t)n);
+  int shape = line_expr(g, x, y, n, 1, (int64_t[]){n}, sa, sb, size, q);
+  if (shape < 0) return shape;
+  char nm[48];
+  snprintf(nm, sizeof nm, "LoopSize/%d/value", q);
+  om_tensor *one = om_full(NULL, 0, kept.dtype, om__get_flat(g->inits.v[kept.init].tensor, 0));
+  int v = one ? om__graph_value(g, kept.dtype, 0, NULL) : -1;
+  om_ginit *init = v >= 0 ? OM_VEC_PUSH_SLOT(g->inits) : NULL;
+  if (!init || !(g->values.v[v].name = om__arena_strdup(&g->arena, nm))) return om_tensor_release(one), -1;
+  *init = (om_ginit){.value = v, .tensor = one, .first_use = (om_op)-1, .generated = true};
+  g->values.v[v].init = g->inits.n - 1;
+  snprintf(nm, sizeof nm, "LoopSize/%d/Expand", q);
+  int out = value_like(g, "", &(om_gvalue){.name = nm, .dtype = kept.dtype, .ndim = n});
+  if (out >= 0) memcpy(g->values.v[out].shape, kept.shape, sizeof(int64_t) * (size_t)n);
+  if (out < 0 || om__graph_add_node(g, "Expand", nm, (int[]){v, shape}, 2, &out, 1, NULL, 0) < 0) return -1;
+  return out;
+}
+
+/* Whether node x is a Shape of the same input with the same attributes as node y. */
+static bool same_shape(const om_gnode *x, const om_gnode *y) {
+  bool same = !strcmp(x->op_type, "Shape") && x->n_in == 1 && x->in[0] == y->in[0] && x->n_attrs == y->n_attrs;
+  for (int k = 0; same && k < x->n_attrs; k++) same = om__same_attr(&x->attrs[k], &y->attrs[k]);
+  return same;
+}
+
+/* Value v's readers in g (node inputs, and the values a body reads from g) read value by instead. */
+static void read_instead(om_graph *g, int v, int by) {
+  for (int m = 0; m < g->nodes.n; m++) {
+    om_gnode *y = &g->nodes.v[m];
+    for (int i = 0; i < y->n_in; i++) y->in[i] = y->in[i] == v ? by : y->in[i];
+    for (int c = 0; c < y->n_cap; c++) y->cap[c] = y->cap[c] == v ? by : y->cap[c];
+    for (int a = 0; a < y->n_attrs; a++)
+      for (int c = 0; y->attrs[a].type == OM_GATTR_GRAPH && c < y->attrs[a].g->captured.n; c++) {
+        om_gvalue *cv = &y->attrs[a].g->values.v[y->attrs[a].g->captured.v[c]];
+        cv->outer = cv->outer == v ? by : cv->outer;
+      }
+  }
+}
+
+/* The Shape nodes of g after its first (writing value size) that read the same input with the
+ * same attributes (the Loop's trip count's), none a graph output, dropped, their readers reading
+ * size: one Shape of the size. */
+static void same_shape_once(om_graph *g, int size) {
+  int kept = 1;
+  for (int n = 1; n < g->nodes.n; n++) {
+    const om_gnode x = g->nodes.v[n];
+    bool drop = same_shape(&x, &g->nodes.v[0]);
+    for (int j = 0; drop && j < g->outputs.n; j++) drop = g->outputs.v[j] != x.out[0];
+    if (drop) read_instead(g, x.out[0], size);
+    else g->nodes.v[kept++] = x;
+  }
+  g->nodes.n = kept;
+}
+
+int om__loop_sizes(om_traced_model *a, const om_traced_model *b, int64_t sa, int64_t sb, int i, int d) {
+  sized_read rd[OM_LOOP_SIZED];
+  int n_rd = 0;
+  if (!same_graph(&(scope){.a = &a->g, .b = &b->g, .sized = rd, .n_sized = &n_rd})) return 0;
+  if (!n_rd) return 1;
+  if (sa == sb) return 0;
+  om_graph *g = &a->g;
+  int first = g->nodes.n, size = -1, made[OM_LOOP_SIZED];
+  om_gattr at[2] = {OM_ATTR_INT("start", d), OM_ATTR_INT("end", d + 1)};
+  size = value_like(g, "", &(om_gvalue){.name = "LoopSize/size", .dtype = OM_INT64, .ndim = 1, .shape = {1}});
+  if (size < 0 || om__graph_add_node(g, "Shape", "LoopSize/Shape", &g->inputs.v[i], 1, &size, 1, at, 2) < 0) return -1;
+  for (int q = 0; q < n_rd; q++) {
+    made[q] = -1;
+    for (int p = 0; p < q && made[q] < 0; p++) /* the same two constants read again: the same value */
+      if (rd[p].va == rd[q].va && rd[p].vb == rd[q].vb) made[q] = made[p];
+    if (made[q] < 0 && (made[q] = size_expr(g, &b->g, &rd[q], sa, sb, size, q)) < 0) {
+      if (made[q] == -1) return -1;
+      g->nodes.n = first; /* (what was written stays unread: prune drops it with the graph's next roll) */
+      return 0;
+    }
+  }
+  for (int q = 0; q < n_rd; q++) g->nodes.v[rd[q].n].in[rd[q].in] = made[q];
+  /* the new nodes first (they read only a graph input and constants), the rest after */
+  int added = g->nodes.n - first;
+  om_gnode *moved = malloc(sizeof *moved * (size_t)added);
+  if (!moved) return om__fail(OM_ERR_OUT_OF_MEMORY, "trace_run: out of memory"), -1;
+  memcpy(moved, g->nodes.v + first, sizeof *moved * (size_t)added);
+  memmove(g->nodes.v + added, g->nodes.v, sizeof *moved * (size_t)first);
+  memcpy(g->nodes.v, moved, sizeof *moved * (size_t)added);
+  free(moved);
+  same_shape_once(g, size);
+  return prune(g) ? 2 : (om__fail(OM_ERR_OUT_OF_MEMORY, "trace_run: out of memory"), -1);
+}

@@ -571,6 +571,14 @@ bool om__loop_agrees(const om_traced_model *m, const om_graph_runner *r, void *h
  *  symbol's size reaches the graph other than as the Loop's trip count (Math.max(T, B) beside a
  *  loop over B: the piece's fixed B baked into a pad amount), a constant differs. */
 bool om__loop_same(const om_traced_model *a, const om_traced_model *b);
+/** Whether rolled graphs a and b (of pieces at sizes sa and sb of the loop's symbol) are the same
+ *  but for int64 constants read by the outer graph's nodes that move by a whole step a size: a
+ *  crop to the size beside the loop (upstream Mamba's conv1d(x)[..., :seq_len]), which a piece
+ *  holds as its fixed size. Those reads of a become expressions of the size (axis d of graph
+ *  input i: Shape, Mul, Add), fitted as a line through the two (the caller checks a third piece
+ *  against it). 1 when the same, 2 when alike so (a rewritten), 0 where they differ otherwise (a
+ *  then unfit for use), -1 on error (set). */
+int om__loop_sizes(om_traced_model *a, const om_traced_model *b, int64_t sa, int64_t sb, int i, int d);
 /** The output axes of m that moved with the symbol (axes, as om__loop_agrees noted them) named
  *  name where they were its size, else of no known size. false with OutOfMemory. */
 bool om__loop_name_axes(om_traced_model *m, const om_loop_axes *axes, const char *name);

@@ -1204,6 +1204,131 @@ static void session_agrees(om_session *sess, om_test_model model, om_tensor *x) 
   om_tensor_release(got);
 }
 
+/* session_agrees at inputs [batch, seq, 4] of each of the n (batch, seq) sizes (none without sess). */
+static void agrees_at_sizes(om_session *sess, om_test_model model, const int64_t (*sizes)[2], int n) {
+  for (int q = 0; sess && q < n; q++) {
+    om_tensor *x = om_randn((int64_t[]){sizes[q][0], sizes[q][1], 4}, 3, (uint64_t)q + 30, true);
+    session_agrees(sess, model, x);
+    om_tensor_release(x);
+  }
+}
+
+/* Upstream Mamba's conv crop beside its scan (modeling_mamba.py: conv1d(x)[..., :seq_len]): seq's
+ * rows padded by 2 on both sides, the first seq of them kept (a crop whose end is the size), a
+ * running sum over those rows, its steps stacked and added to the crop. */
+static int crop_then_scan(om_tensor *const *in, om_tensor **out) {
+  int64_t b = om_tensor_shape(in[0])[0], n = om_tensor_shape(in[0])[1];
+  om_tensor *steps[64] = {0}, *p = om_pad(in[0], (int64_t[]){0, 0, 2, 2}, 4, OM_PAD_CONSTANT, 0.5);
+  om_tensor *crop = p ? om_slice(p, 1, 0, n, 1) : NULL, *acc = om_full((int64_t[]){b, 4}, 2, OM_FLOAT32, 0);
+  bool ok = n <= 64 && crop && acc;
+  for (int64_t i = 0; ok && i < n; i++) {
+    om_tensor *row = om_select(crop, 1, i), *half = row ? om_scale(acc, 0.5) : NULL, *next = half ? om_add(half, row) : NULL;
+    om_tensor_release(row), om_tensor_release(half), om_tensor_release(acc);
+    ok = (acc = steps[i] = next) != NULL && om_tensor_retain(acc);
+  }
+  om_tensor *stacked = ok ? om_stack(steps, (int)n, 1) : NULL;
+  out[0] = stacked ? om_add(stacked, crop) : NULL;
+  for (int64_t i = 0; i < n && i < 64; i++) om_tensor_release(steps[i]);
+  om_tensor *t[] = {p, crop, acc, stacked};
+  om__release_all(t, 4);
+  return out[0] ? 1 : -1;
+}
+
+/* crop_then_scan with the rows padded by seq * seq + 100 zeros at the end (summed over the
+ * rows, so the pad changes no value): the pad's amount moves by a whole step between two sizes
+ * (8, 9: 164, 181) but lies on no line through a third (11: 221, not 215), and no check against
+ * eager sees it; refused as before. */
+static int squared_pad_beside_scan(om_tensor *const *in, om_tensor **out) {
+  int64_t n = om_tensor_shape(in[0])[1];
+  om_tensor *y = NULL, *p = om_pad(in[0], (int64_t[]){0, 0, 0, n * n + 100}, 4, OM_PAD_CONSTANT, 0);
+  om_tensor *sum = p ? om_sum(p, (int64_t[]){1}, 1, true) : NULL;
+  if (sum && crop_then_scan(in, &y) == 1) out[0] = om_add(y, sum);
+  else out[0] = NULL;
+  om_tensor *t[] = {p, sum, y};
+  om__release_all(t, 3);
+  return out[0] ? 1 : -1;
+}
+
+/* crop_then_scan times a tensor of halves made at the size (om_full of [1, seq, 1], as random
+ * model 21:602's om.full([N, 1, 1], 0.5) beside its loop over N): each piece holds it as a
+ * constant of its own shape. */
+static int halves_beside_scan(om_tensor *const *in, om_tensor **out) {
+  om_tensor *y = NULL, *h = om_full((int64_t[]){1, om_tensor_shape(in[0])[1], 1}, 3, OM_FLOAT32, 0.5);
+  out[0] = h && crop_then_scan(in, &y) == 1 ? om_mul(y, h) : NULL;
+  om_tensor_release(h), om_tensor_release(y);
+  return out[0] ? 1 : -1;
+}
+
+/* The crop's end, the size, sits beside the loop: the pieces the loop is rolled from hold it as
+ * their fixed sizes, and it is written as the size (Shape) in the one Loop's graph (loop.c,
+ * om__loop_sizes), right in the Session at seq 1, 2, odd and far above, batch moved too. */
+TEST(crop_to_the_size_beside_a_loop) {
+  om_tensor *ex = ex_bs();
+  CHECK(om_trace_begin());
+  om_traced_model *m = om_test_trace(crop_then_scan, ex, BS, 1);
+  CHECK(m && om_test_count_op(m, "Loop") == 1 && om_test_count_op(m, "Slice") == 1);
+  om_session *sess = m ? om_session_create(m, NULL) : NULL;
+  CHECK(sess != NULL);
+  agrees_at_sizes(sess, crop_then_scan, (const int64_t[][2]){{3, 1}, {3, 2}, {3, 7}, {2, 9}, {1, 40}}, 5);
+  om_session_release(sess);
+  om_traced_release(m);
+  CHECK(!om_trace_active());
+  /* a tensor of one value made at the size: Expand to the shape of the size */
+  CHECK(om_trace_begin());
+  m = om_test_trace(halves_beside_scan, ex, BS, 1);
+  CHECK(m && om_test_count_op(m, "Loop") == 1 && om_test_count_op(m, "Expand") >= 1);
+  sess = m ? om_session_create(m, NULL) : NULL;
+  CHECK(sess != NULL);
+  agrees_at_sizes(sess, halves_beside_scan, (const int64_t[][2]){{3, 1}, {2, 9}, {1, 40}}, 3);
+  om_session_release(sess);
+  om_traced_release(m);
+  CHECK(!om_trace_active());
+  CHECK(om_trace_begin());
+  m = om_test_trace(squared_pad_beside_scan, ex, BS, 1);
+  CHECK(m == NULL && om_last_error() == OM_ERR_TRACE_SYMBOLIC_SHAPE);
+  om_traced_release(m);
+  CHECK(strstr(om_last_error_message(), "; rolled at seq=8 and seq=9, the Loop graphs differ besides the trip count (the size "
+               "reaches a size computed beside the loop)") != NULL);
+  om_clear_error();
+  CHECK(!om_trace_active());
+  om_tensor_release(ex);
+}
+
+/* seq's rows cut first (every select made before the loop, as x.unbind(1) does), then a running
+ * sum over them, each step stacked. */
+static int rows_cut_then_summed(om_tensor *const *in, om_tensor **out) {
+  int64_t b = om_tensor_shape(in[0])[0], n = om_tensor_shape(in[0])[1];
+  om_tensor *rows[64] = {0}, *steps[64] = {0}, *acc = om_full((int64_t[]){b, 4}, 2, OM_FLOAT32, 0);
+  bool ok = n <= 64 && acc;
+  for (int64_t i = 0; ok && i < n; i++) ok = (rows[i] = om_select(in[0], 1, i)) != NULL;
+  for (int64_t i = 0; ok && i < n; i++) {
+    om_tensor *half = om_scale(acc, 0.5), *next = half ? om_add(half, rows[i]) : NULL;
+    om_tensor_release(half), om_tensor_release(acc);
+    ok = (acc = steps[i] = next) != NULL && om_tensor_retain(acc);
+  }
+  out[0] = ok ? om_stack(steps, (int)n, 1) : NULL;
+  for (int64_t i = 0; i < n && i < 64; i++) om_tensor_release(rows[i]), om_tensor_release(steps[i]);
+  om_tensor_release(acc);
+  return out[0] ? 1 : -1;
+}
+
+/* Steps cut before the loop roll as those cut in it: each cut read once, by its step, is placed
+ * next to it (loop.c, sink_single_reads), one Loop, right in the Session at seq 1, 2, odd and far
+ * above. */
+TEST(steps_cut_before_the_loop) {
+  om_tensor *ex = ex_bs();
+  CHECK(om_trace_begin());
+  om_traced_model *m = om_test_trace(rows_cut_then_summed, ex, BS, 1);
+  CHECK(m && om_test_count_op(m, "Loop") == 1);
+  om_session *sess = m ? om_session_create(m, NULL) : NULL;
+  CHECK(sess != NULL);
+  agrees_at_sizes(sess, rows_cut_then_summed, (const int64_t[][2]){{3, 1}, {3, 2}, {2, 7}, {1, 40}}, 4);
+  om_session_release(sess);
+  om_traced_release(m);
+  CHECK(!om_trace_active());
+  om_tensor_release(ex);
+}
+
 /* A window's padding of a pooled width, (5 - w % 5) % 5 of w = floor(W / 8). */
 static int pad_pooled_width(om_tensor *const *in, om_tensor **out) {
   om_tensor *y = om_avg_pool2d(in[0], (int64_t[]){8, 8}, NULL, NULL, false, true);
@@ -1343,6 +1468,8 @@ int main(void) {
   RUN(one_size_pieces_and_loops);
   RUN(loops_of_a_floor_division);
   RUN(loops_of_a_fraction_and_a_stop);
+  RUN(crop_to_the_size_beside_a_loop);
+  RUN(steps_cut_before_the_loop);
   RUN(calls_at_some_residues);
   RUN(window_pad_at_any_batch);
   RUN(reexample_within_memory);

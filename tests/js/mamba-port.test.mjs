@@ -6,7 +6,8 @@
 // example's length (the scan unrolled), the .onnx in onnxruntime-web and the graph in the Session
 // agree with PyTorch at batches 2 and 3 and with eager at other batches. With a symbolic length
 // too the scan rolls into one ONNX Loop per layer (its stacked steps meet the conv's output after
-// the loop, the D skip), right against PyTorch at every fixture length from 1 to 64.
+// the loop, the D skip; the conv cropped as upstream does, [..., :seq_len], its end the length),
+// right against PyTorch at every fixture length from 1 to 64.
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import * as om from 'onemodel';

@@ -92,6 +92,21 @@ describe('a loop over a size that collects its steps: ONNX Loop scan outputs', (
     assert.deepEqual(['Max', 'Where', 'Slice'].map((o) => count(tm, o)), [1, 1, 1], String(ops(tm)));
   }));
 
+  // Its first step folds y.mul(w) to a constant, so the repeats roll from the add of c and the
+  // last step stays after the Loop: its row T - 1 was each piece's fixed index (once refused, the
+  // rolled graphs differing), now the size less one (loop.c, om__loop_sizes), and 0 trips at T = 1.
+  test('a cell from a constant state, its steps stacked: the last step after the Loop reads row T - 1', () => withTraced((keep) => {
+    const model = fn((x) => {
+      const c = x.mean(1), w = om.full([3], 0.5);
+      let y = om.full([2, 3], 0.1);
+      const outs = [];
+      for (let t = 0; t < x.shape[1]; t++) outs.push(y = y.mul(w).add(c).add(x.select(1, t)).tanh());
+      return om.stack(outs, 1);
+    });
+    const tm = rolled(keep, model, { batch: null, lengths: ENDS });
+    assert.deepEqual(['Max', 'Where', 'Gather'].map((o) => count(tm, o)), [1, 1, 1], String(ops(tm)));
+  }));
+
   test('the RNN with a fixed batch, its steps stacked: T - 1 trips indexing from 1, the index kept in range for the run at T = 1', () => withTraced((keep) => {
     const cell = rnnCell(4, 1);
     const model = fn((x) => {
@@ -102,6 +117,43 @@ describe('a loop over a size that collects its steps: ONNX Loop scan outputs', (
     });
     const tm = rolled(keep, model, { batch: null });
     assert.deepEqual(['Max', 'Slice'].map((o) => count(tm, o)), [1, 1], String(ops(tm))); // guarded as the decoder is
+  }));
+});
+
+// Upstream Mamba (modeling_mamba.py, slow_forward): conv1d(x)[..., :seq_len] with padding
+// conv_kernel - 1 on both sides, then the scan over seq_len. The pieces the loop is rolled from hold
+// the crop's end as their fixed length; where it moves a whole step a size it is written as the
+// length (loop.c, om__loop_sizes).
+describe('a crop to the size beside the loop (upstream Mamba\'s conv1d(x)[..., :seq_len])', () => {
+  /** x [B, T, 3] through a depthwise conv of kernel 4 padded 3 on both sides, its first T outputs
+   * kept by crop (before or after the tanh), then a scan over T reading a step at a time (or
+   * every step cut first by unbind), the steps stacked and added to the cropped conv (Mamba's D skip). */
+  const convScan = ({ crop = (y, T) => y.slice(-1, 0, T), late = false, unbind = false } = {}) => {
+    const conv = new om.nn.Conv1d(3, 3, 4, { groups: 3, padding: 3 });
+    return fn((x) => {
+      const T = x.shape[1];
+      const y = conv.forward(x.transpose(1, 2)); // [B, 3, T + 3]
+      const h = late ? crop(y.tanh(), T) : crop(y, T).tanh();
+      let s = om.zeros([x.shape[0], 3]);
+      const outs = [];
+      const cut = unbind ? h.unbind(2) : null;
+      for (let i = 0; i < T; i++) outs.push(s = s.mul(0.5).add(cut ? cut[i] : h.select(2, i)));
+      return om.stack(outs, -1).add(h).transpose(1, 2);
+    });
+  };
+
+  test('slice(-1, 0, T) before the activation: one Loop, the crop\'s end the length, right at 1, 2 (below the kernel), odd and far above, batch 3 and 1', () => withTraced((keep) => {
+    const model = convScan();
+    atLengths(keep, rolled(keep, model, { lengths: [1, 2, 97] }), model, [5], 1); // (rolled: one Loop, at batch 3)
+  }));
+
+  // (the steps cut first roll once each cut is placed next to its step: loop.c, sink_single_reads)
+  test('the variants a port writes: narrow(-1, 0, T) after the activation, the steps cut by unbind', () => withTraced((keep) => {
+    for (const opts of [{ crop: (y, T) => y.narrow(-1, 0, T), late: true }, { unbind: true }]) {
+      const model = convScan(opts);
+      const tm = rolled(keep, model, { lengths: ENDS });
+      if (opts.unbind) atLengths(keep, tm, model, [4], 1); // the kernel's length, batch 1
+    }
   }));
 });
 
@@ -198,17 +250,6 @@ describe('loops that still do not roll are refused as before', () => {
     ex.dispose();
   };
   const LOOP = /^trace: the model makes more calls at every larger size of 'T' \(calls its outputs need: \d+ at T=6, \d+ at T=7, \d+ at T=8, \d+ at T=9, \d+ at T=14\): a loop over the size, unrolled, which no graph without ONNX Loop holds at every size; declare om\.Dim\('T', \{ min: 6, max: 6 \}\) for the graph at the traced size/;
-
-  test('a rolled graph that disagrees with eager at a size checked: a cell from a constant state, its steps stacked (wrong at T = 1)', () => {
-    const model = fn((x) => {
-      const c = x.mean(1), w = om.full([3], 0.5);
-      let y = om.full([2, 3], 0.1);
-      const outs = [];
-      for (let t = 0; t < x.shape[1]; t++) outs.push(y = y.mul(w).add(c).add(x.select(1, t)).tanh());
-      return om.stack(outs, 1);
-    });
-    refused(model, LOOP);
-  });
 
   test('steps joined other than one per step along an axis of size 1 (om.cat of whole steps)', () => {
     const model = fn((x) => {
