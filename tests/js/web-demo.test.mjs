@@ -294,6 +294,13 @@ describe('web-demo page in Chromium', () => {
     const rows = await page.$$eval('#verify-results tbody tr', (trs) => trs.map((tr) => [tr.dataset.ok, tr.cells[0].textContent]));
     assert.deepEqual(rows, [['true', 'batch = 2, seq = 6'], ['true', 'batch = 1, seq = 1'], ['true', 'batch = 3, seq = 7'], ['true', 'batch = 5, seq = 13']]);
     await shot('2-gpt2-port');
+
+    // an edit importing a module the server does not have: an ImportError at the import, naming the URL
+    await page.evaluate(() => { window.onemodelPage.editor.text = window.onemodelPage.editor.text.replace("'../transformers/gpt2.mjs'", "'../transformers/gpt3.mjs'"); });
+    await trace();
+    assert.equal(await text('#error .kind'), 'ImportError');
+    assert.equal(await text('#error .message'), `cannot import ${new URL('examples/transformers/gpt3.mjs', demo.server.url).href}: HTTP 404`);
+    assert.equal(await text('#error .where'), 'line 6, column 33');
   });
 
   test('symbols declared on the page (om.Dim\'s multipleOf, min, max) and the sizes the model narrowed shown: the UNet with symbolic h and w', async () => {

@@ -8,8 +8,8 @@
 //
 // Protocol (jobs.js is the other side): the page posts { id, type, file, base, ...payload } (file:
 // the name messages give the user's code, default model.mjs; base: the URL a zoo file is served
-// from, which its relative imports and import.meta.url resolve against, null otherwise), or { type: 'stop' } (the training run
-// ends after its step); the worker
+// from, which its relative imports and import.meta.url resolve against, null otherwise), or
+// { type: 'stop' } (the training run ends after its step); the worker
 // answers with any number of { id, type: 'progress', ... } and then one { id, type: 'done',
 // result } or { id, type: 'error', error: { name, kind, message, line, column } }.
 import * as om from 'onemodel';
@@ -27,9 +27,9 @@ ort.env.wasm.wasmPaths = new URL('/ort/', self.location.href).href;
 Error.stackTraceLimit = 100; // the user's frame can sit below many of onemodel's own
 
 /**
- * The loaded model file: { source, base, url, file, modules }; the module at url is the user's
- * code, served from base (a zoo file's URL; null for code of the person's own); modules are
- * [URL, Blob URL] of the modules it imports by relative URL (linkModelCode's).
+ * The loaded model file: { source, base, urls, file }: the user's code, served from base (a zoo
+ * file's URL; null for code of the person's own), and the Blob URLs it and the modules it
+ * imports by relative URL were imported from.
  */
 let loaded = null;
 /** The last traced model: { model (TracedModel), inputs (what it was traced on), onnx (its .onnx, a Blob) }. */
@@ -58,11 +58,11 @@ function unload() {
   dropTraced();
   if (!loaded) return;
   wf.disposeModelFile(loaded.file);
-  for (const url of [loaded.url, ...loaded.modules.map(([, blob]) => blob)]) URL.revokeObjectURL(url);
+  revoke(loaded.urls);
   loaded = null;
 }
 
-const blobUrl = (code) => URL.createObjectURL(new Blob([code], { type: 'text/javascript' }));
+const revoke = (urls) => urls.forEach((url) => URL.revokeObjectURL(url));
 
 /** The text at url (a module a zoo file imports); an HTTP error says its status. */
 async function fetchText(url) {
@@ -79,16 +79,20 @@ async function load(source, base) {
   await om.ready();
   if (loaded?.source === source && loaded.base === base) return loaded.file;
   unload();
-  const { code, modules } = await linkModelCode(source, { url: onemodelUrl, exports: new Set(Object.keys(om)), base, fetchText, moduleUrl: blobUrl });
-  const url = blobUrl(code);
-  moduleUrl = url;
-  moduleUrls = modules;
+  const urls = [];   // every Blob URL this load makes (the code's and its modules'): revoked when it fails or is unloaded
+  const blobUrl = (code) => {
+    urls.push(URL.createObjectURL(new Blob([code], { type: 'text/javascript' })));
+    return urls.at(-1);
+  };
   try {
-    const file = wf.checkModelFile(await import(url), 'your model');
-    loaded = { source, base, url, file, modules };
+    const { code, modules } = await linkModelCode(source, { url: onemodelUrl, exports: new Set(Object.keys(om)), base, fetchText, moduleUrl: blobUrl });
+    moduleUrl = blobUrl(code);
+    moduleUrls = modules;
+    const file = wf.checkModelFile(await import(moduleUrl), 'your model');
+    loaded = { source, base, urls, file };
     return file;
   } catch (e) {
-    for (const u of [url, ...modules.map(([, blob]) => blob)]) URL.revokeObjectURL(u);
+    revoke(urls);
     throw e;
   }
 }
