@@ -12,6 +12,10 @@
 //               'onemodel'), so the worker and the user's model code import one module
 //   /ort/       onnxruntime-web's dist/ (its .mjs loaders and .wasm files)
 //   /zoo/       examples/zoo/ (the model files, loaded as text into the editor)
+//   /examples/  examples/, and /tests/js/fixtures/transformers/ that directory: at the paths the
+//               repository gives them, so the modules a zoo file imports by relative URL and the
+//               weights it fetches relative to import.meta.url are where they are in Node
+//               (examples/zoo/gpt2.mjs: ../transformers/gpt2.mjs and the GPT-2 checkpoint)
 import { createServer } from 'node:http';
 import { createReadStream, existsSync } from 'node:fs';
 import { readFile, realpath, stat } from 'node:fs/promises';
@@ -30,6 +34,8 @@ export const MOUNTS = [
   ['/onemodel/', packageDir('onemodel')],
   ['/ort/', packageDir('onnxruntime-web/wasm')],
   ['/zoo/', join(ROOT, 'examples', 'zoo')],
+  ['/examples/', join(ROOT, 'examples')],
+  ['/tests/js/fixtures/transformers/', join(ROOT, 'tests', 'js', 'fixtures', 'transformers')],
   ['/', join(HERE, 'dist')],
 ];
 

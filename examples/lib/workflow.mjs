@@ -223,6 +223,13 @@ export function disposeModelFile(file) {
 /** The zoo: examples/zoo/<name>.mjs for each name, in the order the page and `npm start` list them. */
 export const ZOO = ['mlp', 'lenet', 'resnet', 'unet', 'lstm', 'gpt', 'vit'];
 
+/**
+ * The zoo's real ports: examples/zoo/<name>.mjs for each name, a model file that imports a port
+ * of examples/transformers or examples/torchvision and loads the weights PyTorch wrote for it
+ * (no train section: the weights are the checkpoint's). The page lists them after ZOO.
+ */
+export const ZOO_PORTS = ['gpt2'];
+
 /** One eager run of a model file's model on positional inputs. */
 export function runModel(file, xs) {
   return typeof file.model === 'function' ? file.model(...xs) : file.model.forward(...xs);

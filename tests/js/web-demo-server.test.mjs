@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { serve, MOUNTS, pickEncoding } from '../../web-demo/server.mjs';
-import { SourceError, declaredTitle, errorPlace, pointImportsAt } from '../../web-demo/src/source.js';
+import { SourceError, declaredTitle, errorPlace, linkModelCode, pointImportsAt } from '../../web-demo/src/source.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const SITE = MOUNTS.find(([prefix]) => prefix === '/')[1];
@@ -52,6 +52,10 @@ describe('web-demo server', () => {
       ['/onemodel/dist/onemodel.wasm', 'application/wasm', `${ROOT}js/dist/onemodel.wasm`],
       ['/ort/ort.wasm.bundle.min.mjs', 'text/javascript; charset=utf-8', `${ROOT}node_modules/onnxruntime-web/dist/ort.wasm.bundle.min.mjs`],
       ['/zoo/mlp.mjs', 'text/javascript; charset=utf-8', `${ROOT}examples/zoo/mlp.mjs`],
+      // a zoo file's relative imports and weights, at the repository's paths (examples/zoo/gpt2.mjs)
+      ['/examples/zoo/gpt2.mjs', 'text/javascript; charset=utf-8', `${ROOT}examples/zoo/gpt2.mjs`],
+      ['/examples/transformers/gpt2.mjs', 'text/javascript; charset=utf-8', `${ROOT}examples/transformers/gpt2.mjs`],
+      ['/tests/js/fixtures/transformers/gpt2.safetensors', 'application/octet-stream', `${ROOT}tests/js/fixtures/transformers/gpt2.safetensors`],
     ];
     for (const [path, type, file] of cases) {
       const res = await get(server.url, path);
@@ -59,6 +63,9 @@ describe('web-demo server', () => {
       assert.equal(res.headers['content-type'], type, path);
       assert.equal(res.headers['x-content-type-options'], 'nosniff', path);
       assert.ok(res.body.equals(readFileSync(file)), `${path}: the bytes of ${file}`);
+    }
+    for (const path of ['/tests/js/fixtures/pytorch/cnn.json', '/tests/js/transformers-ports.test.mjs', '/tests/js/fixtures/transformers/../torchvision/vit.json']) {
+      assert.equal((await get(server.url, path)).status, 404, `${path}: only the transformers fixtures are served`);
     }
     const wasm = await get(server.url, '/ort/ort-wasm-simd-threaded.wasm', 'HEAD');
     assert.equal(wasm.status, 200);
@@ -195,6 +202,76 @@ describe('web-demo source handling', () => {
       assert.throws(() => pointImportsAt(code, URL_, EXPORTS), (e) => {
         assert.ok(e instanceof SourceError);
         assert.deepEqual([e.name, e.kind, e.message, e.line, e.column], [kind, kind, message, line, column]);
+        return true;
+      });
+    }
+  });
+
+  test('linkModelCode: a zoo file\'s relative imports linked depth first, each module once, import.meta.url its own URL, lines kept', async () => {
+    const base = 'http://127.0.0.1:1/examples/zoo/port.mjs';
+    const served = {
+      'http://127.0.0.1:1/examples/models/net.mjs': "import * as om from 'onemodel';\nimport { act } from './util.mjs';\nexport const here = import.meta.url;\n",
+      'http://127.0.0.1:1/examples/models/util.mjs': "export { tensor as act } from 'onemodel';\n",
+    };
+    const fetched = [];
+    const { code, modules } = await linkModelCode([
+      "import * as om from 'onemodel';",
+      "import { here } from '../models/net.mjs';",
+      "import { act } from '../models/util.mjs';",
+      "const weights = new URL('../../w.bin', import.meta.url);",
+    ].join('\n'), {
+      url: URL_, exports: EXPORTS, base,
+      fetchText: async (url) => { fetched.push(url); return served[url]; },
+      moduleUrl: (text, url) => `blob:${url.split('/').pop()}`,
+    });
+    assert.deepEqual(fetched, Object.keys(served), 'util.mjs fetched once, though two modules import it');
+    assert.deepEqual(modules, [['http://127.0.0.1:1/examples/models/util.mjs', 'blob:util.mjs'], ['http://127.0.0.1:1/examples/models/net.mjs', 'blob:net.mjs']]);
+    assert.deepEqual(code.split('\n'), [
+      `import * as om from "${URL_}";`,
+      'import { here } from "blob:net.mjs";',
+      'import { act } from "blob:util.mjs";',
+      `const weights = new URL('../../w.bin', "${base}");`,
+    ]);
+
+    // the dependency as linked: its own relative import and its own import.meta.url
+    const net = await linkModelCode(served['http://127.0.0.1:1/examples/models/net.mjs'], {
+      url: URL_, exports: EXPORTS, base: 'http://127.0.0.1:1/examples/models/net.mjs', fetchText: async (url) => served[url], moduleUrl: () => 'blob:u',
+    });
+    assert.equal(net.code, `import * as om from "${URL_}";\nimport { act } from "blob:u";\nexport const here = "http://127.0.0.1:1/examples/models/net.mjs";\n`);
+
+    // code of the person's own (no base): only 'onemodel', import.meta.url left as it is
+    const own = await linkModelCode("import * as om from 'onemodel';\nconst u = import.meta.url;\n", { url: URL_, exports: EXPORTS, fetchText: assert.fail, moduleUrl: assert.fail });
+    assert.deepEqual(own, { code: `import * as om from "${URL_}";\nconst u = import.meta.url;\n`, modules: [] });
+  });
+
+  test('linkModelCode: a module that cannot be fetched, a bad import or a syntax error in it, a cycle, a bare specifier: an ImportError at the import', async () => {
+    const base = 'http://127.0.0.1:1/examples/zoo/port.mjs';
+    const served = {
+      'http://127.0.0.1:1/examples/bad/syntax.mjs': 'export const a = (1 + ;\n',
+      'http://127.0.0.1:1/examples/bad/fs.mjs': "\nimport { readFile } from 'node:fs';\n",
+      'http://127.0.0.1:1/examples/bad/a.mjs': "import './b.mjs';\n",
+      'http://127.0.0.1:1/examples/bad/b.mjs': "import './a.mjs';\n",
+    };
+    const fetchText = async (url) => {
+      if (!served[url]) throw new Error('HTTP 404');
+      return served[url];
+    };
+    const cases = [
+      ["import * as om from 'onemodel';\nimport { x } from './missing.mjs';\n",
+        'cannot import http://127.0.0.1:1/examples/zoo/missing.mjs: HTTP 404', 2, 19],
+      ["import { a } from '../bad/syntax.mjs';\n",
+        'cannot import http://127.0.0.1:1/examples/bad/syntax.mjs: SyntaxError: Unexpected token (http://127.0.0.1:1/examples/bad/syntax.mjs:1:23)', 1, 19],
+      ["\n\nimport '../bad/fs.mjs';\n",
+        'cannot import http://127.0.0.1:1/examples/bad/fs.mjs: ImportError: a model file may import only \'onemodel\' and modules by a relative URL (\'./x.mjs\', \'../x.mjs\'), not "node:fs" (http://127.0.0.1:1/examples/bad/fs.mjs:2:26)', 3, 8],
+      ["import '../bad/a.mjs';\n",
+        'cannot import http://127.0.0.1:1/examples/bad/a.mjs: ImportError: cannot import http://127.0.0.1:1/examples/bad/b.mjs: ImportError: cannot import http://127.0.0.1:1/examples/bad/a.mjs: an import cycle (a model file\'s modules must import each other in one direction) (http://127.0.0.1:1/examples/bad/b.mjs:1:8) (http://127.0.0.1:1/examples/bad/a.mjs:1:8)', 1, 8],
+      ["import * as om from 'onemodel';\nimport x from 'lodash';\n",
+        'a model file may import only \'onemodel\' and modules by a relative URL (\'./x.mjs\', \'../x.mjs\'), not "lodash"', 2, 15],
+    ];
+    for (const [code, message, line, column] of cases) {
+      await assert.rejects(linkModelCode(code, { url: URL_, exports: EXPORTS, base, fetchText, moduleUrl: () => 'blob:x' }), (e) => {
+        assert.ok(e instanceof SourceError, e?.stack);
+        assert.deepEqual([e.kind, e.message, e.line, e.column], ['ImportError', message, line, column]);
         return true;
       });
     }

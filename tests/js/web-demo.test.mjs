@@ -92,7 +92,7 @@ describe('web-demo page in Chromium', () => {
 
   test('the page lists the zoo and shows the first model with its inputs', async () => {
     const options = await page.$$eval('#model-select option', (os) => os.map((o) => ({ value: o.value, text: o.textContent, tip: o.title })));
-    assert.deepEqual(options.slice(0, -1).map((o) => o.value), wf.ZOO);
+    assert.deepEqual(options.slice(0, -1).map((o) => o.value), [...wf.ZOO, ...wf.ZOO_PORTS], 'the zoo, then its real ports');
     // each by the title its file declares (as Node imports it), the file's name after it
     await om.ready();
     for (const { value, text: shown, tip } of options.slice(0, -1)) {
@@ -266,6 +266,41 @@ describe('web-demo page in Chromium', () => {
     assert.equal(await text('#error .message'), 'training steps: empty; enter a number');
     assert.match(await text('#status'), /^Failed: InvalidArgument/);
     await setAxis('x', 0, size, 'n');
+  });
+
+  test('a real port: GPT-2 (examples/zoo/gpt2.mjs) imports the port beside it, fetches the weights PyTorch wrote, traces with symbolic batch and seq, verifies', async () => {
+    // what the worker fetches for it: the port's modules and the checkpoint, at the repository's paths
+    const fetched = [];
+    const watch = (res) => { if (/^\/(examples|tests)\//.test(new URL(res.url()).pathname)) fetched.push(`${new URL(res.url()).pathname} ${res.status()}`); };
+    page.on('response', watch);
+    try {
+      await pick('gpt2');
+    } finally {
+      page.off('response', watch);
+    }
+    assert.deepEqual(fetched.sort(), ['/examples/transformers/gpt2.mjs 200', '/examples/transformers/modeling_utils.mjs 200',
+      '/tests/js/fixtures/transformers/gpt2.safetensors 200']);
+    const node = await traceInNode('gpt2');
+    assert.equal(await text('#model-title'), node.title);
+    assert.deepEqual(await formShapes(), node.inputs.map(({ name, shape, axes }) => ({ name, shape, axes })));
+    assert.ok(await page.$eval('#editor .cm-content', (e) => e.textContent.includes("from '../transformers/gpt2.mjs'")), 'the editor shows the file as it is');
+    await trace();
+    assert.equal(await page.isHidden('#error'), true, 'no error');
+    assert.equal(await text('#graph-info'), `${node.nodes} nodes · ${node.initializers.length} initializers`);   // drawn with its layers as blocks
+    assert.match(await text('#status'), /^Traced “Hugging Face's GPT-2 with PyTorch's weights”: \d+ nodes, .* Narrowed by the model: seq: 1 to 128 \(see Summary\)\.$/);
+    // the same .onnx as Node traces from the file: the same weights, read from disk there and fetched here
+    assert.deepEqual((await download()).bytes, node.bytes);
+    await verifyAgrees();
+    const rows = await page.$$eval('#verify-results tbody tr', (trs) => trs.map((tr) => [tr.dataset.ok, tr.cells[0].textContent]));
+    assert.deepEqual(rows, [['true', 'batch = 2, seq = 6'], ['true', 'batch = 1, seq = 1'], ['true', 'batch = 3, seq = 7'], ['true', 'batch = 5, seq = 13']]);
+    await shot('2-gpt2-port');
+
+    // an edit importing a module the server does not have: an ImportError at the import, naming the URL
+    await page.evaluate(() => { window.onemodelPage.editor.text = window.onemodelPage.editor.text.replace("'../transformers/gpt2.mjs'", "'../transformers/gpt3.mjs'"); });
+    await trace();
+    assert.equal(await text('#error .kind'), 'ImportError');
+    assert.equal(await text('#error .message'), `cannot import ${new URL('examples/transformers/gpt3.mjs', demo.server.url).href}: HTTP 404`);
+    assert.equal(await text('#error .where'), 'line 6, column 33');
   });
 
   test('symbols declared on the page (om.Dim\'s multipleOf, min, max) and the sizes the model narrowed shown: the UNet with symbolic h and w', async () => {

@@ -9,6 +9,7 @@ import * as om from 'onemodel';
 import { memoryHooks } from './helpers.mjs';
 import * as wf from '../../examples/lib/workflow.mjs';
 import { declaredTitle } from '../../web-demo/src/source.js';
+import { caseInputs, loadFixture, run } from './transformers-ports.mjs';
 
 memoryHooks();
 
@@ -108,13 +109,45 @@ describe('the zoo: each model file loads, trains, traces and verifies', () => {
   }
 });
 
+describe('the zoo\'s real ports: a port and the weights PyTorch wrote for it', () => {
+  test('ZOO_PORTS lists gpt2', () => {
+    assert.deepEqual(wf.ZOO_PORTS, ['gpt2']);
+  });
+
+  test('gpt2: the file\'s model gives PyTorch\'s logits at every size of the port\'s fixture (the weights read from disk in Node); no train section', async () => {
+    await withFile(await zooFile('gpt2'), async (file) => {
+      assert.equal(declaredTitle(readFileSync(new URL('../../examples/zoo/gpt2.mjs', import.meta.url), 'utf8')), file.title);
+      assert.equal(file.train, null);
+      assert.equal(file.model.training, false);
+      // the checkpoint the file loaded is PyTorch's: its outputs are, at every case of the port's fixture
+      const fx = loadFixture('gpt2');
+      for (const c of fx.cases) {
+        om.tidy(() => {
+          const [logits] = run(file.model, caseInputs(c));
+          const want = c.outputs[0];
+          assert.deepEqual(logits.shape, want.shape);
+          const got = logits.toArray(), bound = 1e-5 * Math.max(1, ...want.data.map(Math.abs));
+          const err = Math.max(...want.data.map((w, i) => Math.abs(got[i] - w)));
+          assert.ok(err <= bound, `${JSON.stringify(c.sizes)}: max |ours - PyTorch| ${err} > ${bound}`);
+        });
+      }
+      // (its trace and verification at four sizes: tests/js/web-demo.test.mjs, in the page and in Node;
+      // the port's own at the fixture's sizes: transformers-ports.test.mjs)
+    });
+  });
+});
+
 describe('what runs in the page\'s Web Worker imports no Node API', () => {
   /** The module specifiers of a file's static imports (import ... from '...' / import '...'). */
   const imports = (path) => [...readFileSync(new URL(`../../${path}`, import.meta.url), 'utf8')
     .matchAll(/^import\s[^;]*?['"]([^'"]+)['"];?$/gm)].map((m) => m[1]);
 
-  test('the zoo files import only onemodel; the workflow library onemodel and the oracle; the oracle onemodel; the command both', () => {
+  test('the zoo files import only onemodel (a real port its port, whose modules import onemodel and each other); the workflow library onemodel and the oracle; the oracle onemodel; the command both', () => {
     for (const name of wf.ZOO) assert.deepEqual(imports(`examples/zoo/${name}.mjs`), ['onemodel'], name);
+    // a real port imports its port (which imports onemodel and its helpers beside it: the page links them)
+    assert.deepEqual(imports('examples/zoo/gpt2.mjs'), ['onemodel', '../transformers/gpt2.mjs']);
+    assert.deepEqual(imports('examples/transformers/gpt2.mjs'), ['onemodel', './modeling_utils.mjs']);
+    assert.deepEqual(imports('examples/transformers/modeling_utils.mjs'), ['onemodel']);
     assert.deepEqual(imports('examples/lib/workflow.mjs'), ['onemodel', './oracle.mjs']);
     assert.deepEqual(imports('examples/lib/oracle.mjs'), ['onemodel']);
     assert.deepEqual(imports('tools/trace_oracle.mjs'), ['onemodel', '../examples/lib/oracle.mjs', '../examples/lib/workflow.mjs'], 'the command, in tools/: nothing in examples/ imports it');

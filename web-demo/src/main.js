@@ -274,7 +274,7 @@ class Page {
     this.busy(true, label);
     $('#stop').disabled = type !== 'train';
     try {
-      return await this.jobs.run(type, { ...payload, file: this.fileName() }, onProgress);
+      return await this.jobs.run(type, { ...payload, file: this.fileName(), base: this.fileBase() }, onProgress);
     } catch (e) {
       this.fail(e);
       return null;
@@ -287,6 +287,16 @@ class Page {
   fileName() {
     const name = $('#model-select').value;
     return name && name !== OWN ? `${name}.mjs` : 'model.mjs';
+  }
+
+  /**
+   * The URL the model's code is served from, which its relative imports and import.meta.url
+   * resolve against (a zoo file's, at the repository's path: server.mjs serves examples/ there),
+   * or null for the person's own model.
+   */
+  fileBase() {
+    const name = $('#model-select').value;
+    return name && name !== OWN ? new URL(`examples/zoo/${name}.mjs`, document.baseURI).href : null;
   }
 
   showTab(name) {

@@ -6,9 +6,10 @@
 // pointed at the URL this bundle imports onemodel from (see build.mjs), so both share one
 // onemodel instance: tensors pass between them, and one wasm memory holds everything.
 //
-// Protocol (jobs.js is the other side): the page posts { id, type, file, ...payload } (file: the
-// name messages give the user's code, default model.mjs), or { type: 'stop' } (the training run
-// ends after its step); the worker
+// Protocol (jobs.js is the other side): the page posts { id, type, file, base, ...payload } (file:
+// the name messages give the user's code, default model.mjs; base: the URL a zoo file is served
+// from, which its relative imports and import.meta.url resolve against, null otherwise), or
+// { type: 'stop' } (the training run ends after its step); the worker
 // answers with any number of { id, type: 'progress', ... } and then one { id, type: 'done',
 // result } or { id, type: 'error', error: { name, kind, message, line, column } }.
 import * as om from 'onemodel';
@@ -18,19 +19,25 @@ import { runOnnx, withSession } from '../../examples/lib/oracle.mjs';
 import { blobSource, openGraph, readGraph } from './graphfile.js';
 import { feedsFor, defaultSizes } from './feeds.js';
 import { inferredShapes, withInferred } from './shapes.js';
-import { SourceError, declaredTitle, errorPlace, pointImportsAt } from './source.js';
+import { SourceError, declaredTitle, errorPlace, linkModelCode } from './source.js';
 
 /* global ONEMODEL_URL */ // defined by build.mjs: the URL the bundle imports onemodel from
 const onemodelUrl = new URL(ONEMODEL_URL, self.location.href).href;
 ort.env.wasm.wasmPaths = new URL('/ort/', self.location.href).href;
 Error.stackTraceLimit = 100; // the user's frame can sit below many of onemodel's own
 
-/** The loaded model file: { source, url, file }; the module at url is the user's code. */
+/**
+ * The loaded model file: { source, base, urls, file }: the user's code, served from base (a zoo
+ * file's URL; null for code of the person's own), and the Blob URLs it and the modules it
+ * imports by relative URL were imported from.
+ */
 let loaded = null;
 /** The last traced model: { model (TracedModel), inputs (what it was traced on), onnx (its .onnx, a Blob) }. */
 let traced = null;
 /** The Blob URL of the module being loaded or last loaded (for error places). */
 let moduleUrl = null;
+/** [URL, Blob URL] of the modules it imports by relative URL: a message names each by its URL, not its Blob URL. */
+let moduleUrls = [];
 /** Set by a 'stop' message: the training run ends after its current step (jobs.js stop()). */
 let stopping = false;
 /**
@@ -51,36 +58,54 @@ function unload() {
   dropTraced();
   if (!loaded) return;
   wf.disposeModelFile(loaded.file);
-  URL.revokeObjectURL(loaded.url);
+  revoke(loaded.urls);
   loaded = null;
 }
 
-/** The model file for this source: the loaded one when the text is the same, else a fresh import. */
-async function load(source) {
+const revoke = (urls) => urls.forEach((url) => URL.revokeObjectURL(url));
+
+/** The text at url (a module a zoo file imports); an HTTP error says its status. */
+async function fetchText(url) {
+  const res = await fetch(url);
+  if (!res.ok) throw new Error(`HTTP ${res.status}`);
+  return res.text();
+}
+
+/**
+ * The model file for this source served from base (null: the person's own code): the loaded one
+ * when both are the same, else a fresh import.
+ */
+async function load(source, base) {
   await om.ready();
-  if (loaded?.source === source) return loaded.file;
+  if (loaded?.source === source && loaded.base === base) return loaded.file;
   unload();
-  const code = pointImportsAt(source, onemodelUrl, new Set(Object.keys(om)));
-  const url = URL.createObjectURL(new Blob([code], { type: 'text/javascript' }));
-  moduleUrl = url;
+  const urls = [];   // every Blob URL this load makes (the code's and its modules'): revoked when it fails or is unloaded
+  const blobUrl = (code) => {
+    urls.push(URL.createObjectURL(new Blob([code], { type: 'text/javascript' })));
+    return urls.at(-1);
+  };
   try {
-    const file = wf.checkModelFile(await import(url), 'your model');
-    loaded = { source, url, file };
+    const { code, modules } = await linkModelCode(source, { url: onemodelUrl, exports: new Set(Object.keys(om)), base, fetchText, moduleUrl: blobUrl });
+    moduleUrl = blobUrl(code);
+    moduleUrls = modules;
+    const file = wf.checkModelFile(await import(moduleUrl), 'your model');
+    loaded = { source, base, urls, file };
     return file;
   } catch (e) {
-    URL.revokeObjectURL(url);
+    revoke(urls);
     throw e;
   }
 }
 
 const jobs = {
   /**
-   * What the page shows at the start: the zoo in order, each { name (examples/zoo/<name>.mjs,
-   * served at /zoo/), title (the one the file declares, or null) }, and how many threads compute here.
+   * What the page shows at the start: the zoo in order, then the real ports (wf.ZOO_PORTS), each
+   * { name (examples/zoo/<name>.mjs, served at /zoo/), title (the one the file declares, or null) },
+   * and how many threads compute here.
    */
   async zoo() {
     await om.ready();
-    const zoo = await Promise.all(wf.ZOO.map(async (name) => {
+    const zoo = await Promise.all([...wf.ZOO, ...wf.ZOO_PORTS].map(async (name) => {
       const res = await fetch(new URL(`/zoo/${name}.mjs`, self.location.href)).catch(() => null);
       return { name, title: res?.ok ? declaredTitle(await res.text()) : null };
     }));
@@ -88,8 +113,8 @@ const jobs = {
   },
 
   /** What the page shows before a run: the title, the inputs to edit, the default training. */
-  async inspect({ source }) {
-    const file = await load(source);
+  async inspect({ source, base }) {
+    const file = await load(source, base);
     return { title: file.title, inputs: wf.describeInputs(file.inputs), trainSteps: file.train?.steps ?? null };
   },
 
@@ -97,9 +122,9 @@ const jobs = {
    * Trains `steps` steps, or fewer when a 'stop' message comes (stopped: true; the weights keep
    * the steps done); a progress message per step carries its loss.
    */
-  async train({ source, steps }, progress) {
+  async train({ source, base, steps }, progress) {
     stopping = false;
-    const file = await load(source);
+    const file = await load(source, base);
     dropTraced(); // a trace of the untrained weights would be stale
     const { losses } = await wf.trainModel(file, {
       steps,
@@ -116,8 +141,8 @@ const jobs = {
    * Progress messages: { stage: 'trace', done, total } (the recording run's steps), then
    * { stage: 'export', done, total } (bytes written).
    */
-  async trace({ source, shapes }, progress) {
-    const file = await load(source);
+  async trace({ source, base, shapes }, progress) {
+    const file = await load(source, base);
     dropTraced();
     const inputs = wf.makeInputs(file, shapes);
     let model;
@@ -138,8 +163,8 @@ const jobs = {
    * ({ report }), and once more on the inputs it was traced on ({ run: { inputs, outputs } },
    * each { name: { dtype, dims, data } }), for the page to show what the .onnx computes.
    */
-  async verify({ source }, progress) {
-    const file = await load(source);
+  async verify({ source, base }, progress) {
+    const file = await load(source, base);
     if (!traced) throw new om.OmError('InvalidArgument', 'verify: trace the model first');
     const report = await wf.verifyTraced(file, traced.model, {
       inputs: traced.inputs,
@@ -263,13 +288,13 @@ function describeError(e, file) {
   return {
     name: e?.name ?? 'Error',
     kind: e?.kind ?? null,
-    message: moduleUrl ? message.replaceAll(moduleUrl, file) : message,
+    message: moduleUrls.reduce((m, [url, blob]) => m.replaceAll(blob, url), moduleUrl ? message.replaceAll(moduleUrl, file) : message),
     line: place?.line ?? null,
     column: place?.column ?? null,
   };
 }
 
-self.onmessage = async ({ data: { id, type, file = 'model.mjs', ...payload } }) => {
+self.onmessage = async ({ data: { id, type, file = 'model.mjs', base = null, ...payload } }) => {
   if (type === 'stop') { // not a job: a request to the running one
     stopping = true;
     return;
@@ -277,7 +302,7 @@ self.onmessage = async ({ data: { id, type, file = 'model.mjs', ...payload } }) 
   const progress = (p) => self.postMessage({ id, type: 'progress', ...p });
   try {
     if (!Object.hasOwn(jobs, type)) throw new Error(`worker: unknown job ${JSON.stringify(type)}`);
-    self.postMessage({ id, type: 'done', result: await jobs[type](payload, progress) });
+    self.postMessage({ id, type: 'done', result: await jobs[type]({ ...payload, base }, progress) });
   } catch (e) {
     self.postMessage({ id, type: 'error', error: describeError(e, file) });
   }
