@@ -2458,8 +2458,7 @@ static int cut_at_one(run_ctx *rc, int k) {
  * out where it fails and no size where it answers, then declared (the ranges the record run
  * begins with, and the reason: traced.symbols' narrowedBy) to trace again. 1: declared, 0:
  * refused with the reason appended (at the model's call that failed, so that in JS the error
- * names its source line), 2: cut at size 2 (cut_at_one), 3: to trace again at tr->reexample_v
- * first (om__branch_reexample), -1: the trace ended otherwise. */
+ * names its source line), 2: cut at size 2 (cut_at_one), -1: the trace ended otherwise. */
 static int narrow_where_fails(run_ctx *rc, om_symbol *ranges) {
   om_trace *tr = rc->tr;
   int n = tr->symbols.n;
@@ -2514,13 +2513,6 @@ static int narrow_where_fails(run_ctx *rc, om_symbol *ranges) {
     }
     return 1;
   }
-  /* the runs made here (at sizes below the example the first runs left out: they took size 1,
-   * which cannot be a trace's example) make calls the example's run lacks, a window's pad the
-   * example, a multiple of the window, leaves out, while the runs above it part at a threshold
-   * one size up (the pad of LongT5's blocks, traced at 4 below its global blocks of 5): the
-   * graph without those calls fails there, where the model answers; traced again where it makes
-   * them (3), before refusing */
-  if (tr->reexample && !tr->reexampled) return 3;
   /* refused: at the model's call that failed, where a run there reaches it */
   const char *msg = om__arena_printf(&tr->g.arena, "%s%s", tr->fail_msg, reason);
   if (!msg) return om__trace_fail(OM_ERR_OUT_OF_MEMORY, "trace_run: out of memory"), -1;
@@ -2805,16 +2797,6 @@ record:
     }
     if (tr->fail_msg) { /* the model fails where the record run met it */
       int again = narrow_where_fails(&rc, rec);
-      if (again == 3) { /* the runs made there make calls the example's run lacks: traced where they do */
-        int got = cheaper_reexample(&rc) ? om__branch_reexample(tr, ranges, fn, ctx, outputs, max_outputs, -1, seed, offset) : -1;
-        if (got != 0) {
-          free(narrowed), free(ranges);
-          if (got > 0) tr->phase = OM_PHASE_RAN;
-          return got;
-        }
-        tr->reexample = false; /* it does not hold there: refused as before */
-        again = narrow_where_fails(&rc, rec);
-      }
       if (again == 2) { /* cut at size 2: the pieces are the trace */
         n = om__branch_run(tr, ranges, fn, ctx, outputs, max_outputs, 0, seed, offset);
         free(narrowed), free(ranges);

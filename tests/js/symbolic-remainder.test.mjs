@@ -213,28 +213,6 @@ describe('calls made only at some residues: one graph, right at every size', () 
     await ortAgrees();
   });
 
-  test('a window\'s pad the example leaves out (a multiple of 4) with a threshold one size up: traced where the runs below pad, an If right at every size', () => withTraced((keep) => {
-    // before, the runs above the example all parted at the threshold and the only first run below
-    // was at 1 (no trace's example), so the graph without the pad was refused at the threshold,
-    // "the call fails", where the model answers (LongT5's blocks of 4 traced at 4, below its global
-    // blocks of 5)
-    for (const [T, th] of [[4, 5], [8, 9]]) {
-      const blocks4 = (x) => {
-        const [B, t] = x.shape, p = (4 - (t % 4)) % 4;
-        return (p > 0 ? F.pad(x, [0, p]) : x).reshape(B, -1, 4).sum(2);
-      };
-      const f = (x) => blocks4(x).sum(1, true).add(x.shape[1] >= th ? x.tanh().sum(1, true) : x.sum(1, true));
-      const x = om.randn([3, T], { seed: T });
-      const tm = om.trace(f, { x: [x, ['B', 'T']] });
-      assert.deepEqual(tm.symbols.map((s) => s.branches ?? null), [null, [{ min: 1, max: th - 1 }, { min: th, max: Infinity }]]);
-      keep(tm, { x }, [f(x)], undefined, f);
-      for (const t of [1, 2, 3, th - 1, th, th + 1, 4 * th + 3]) {
-        const xs = om.randn([2, t], { seed: 100 + t });
-        keep(tm, { x: xs }, [f(xs)], `T=${T}: at ${t}`);
-      }
-    }
-  }));
-
   test('the graph\'s interpolate to its own size, where the model leaves its interpolate out, is the identity bit for bit: -0, inf and NaN kept (onnxruntime-web: -0 as +0)', async () => {
     // where the graph keeps MobileViT's interpolate at a multiple, eager makes no call
     const model = (x) => {
