@@ -792,25 +792,18 @@ static bool bind_split(om_bind *b) {
   return true;
 }
 
-/* Tile: each axis repeated r times, as reshape [.., 1, s, ..] -> expand [.., r, s, ..] -> reshape [.., r s, ..]. */
+/* Tile: each axis repeated r times, by the library's tile (any rank the library holds; the
+ * reshape-expand-reshape this was before needed twice the input's dims, so a traced repeat of a
+ * 5-d tensor, LongT5's side keys, did not run). */
 static bool bind_tile(om_bind *b) {
   const om_tensor *x = b->in[0];
-  int64_t reps[OM_MAX_DIMS], inter[2 * OM_MAX_DIMS], big[2 * OM_MAX_DIMS], out[OM_MAX_DIMS];
+  int64_t reps[OM_MAX_DIMS];
   int n;
   if (!const_ints(b, 1, reps, OM_MAX_DIMS, &n)) return false;
   if (n != x->ndim) return om__fail(OM_ERR_FORMAT, "%s (Tile): %d repeats for %d dims", who(b), n, x->ndim);
-  if (2 * n > OM_MAX_DIMS) return unsupported(b, "tiling more than 4 dims");
-  for (int d = 0; d < n; d++) {
+  for (int d = 0; d < n; d++)
     if (reps[d] < 0) return om__fail(OM_ERR_FORMAT, "%s (Tile): repeat %lld", who(b), (long long)reps[d]);
-    inter[2 * d] = 1, inter[2 * d + 1] = x->shape[d];
-    big[2 * d] = reps[d], big[2 * d + 1] = x->shape[d];
-    out[d] = reps[d] * x->shape[d];
-  }
-  om_tensor *r = om_reshape((om_tensor *)x, inter, 2 * n), *e = r ? om_expand(r, big, 2 * n) : NULL;
-  bool ok = put(b, 0, e ? om_reshape(e, out, n) : NULL);
-  om_tensor_release(r);
-  om_tensor_release(e);
-  return ok;
+  return put(b, 0, om_repeat((om_tensor *)x, reps, n));
 }
 
 static bool bind_trilu(om_bind *b) {
@@ -5536,7 +5529,7 @@ static const om_onnx_rule rules[] = {
     {"Tanh", 1, 1, 1, "", bind_tanh, "tanh"},
     {"TfIdfVectorizer", 1, 1, 1, "max_gram_length!i max_skip_count!i min_gram_length!i mode!s=TF|IDF|TFIDF ngram_counts!I ngram_indexes!I pool_int64s:I pool_strings:S weights:F", bind_tfidf_vectorizer, "per n-gram length, the windows (slice per item, items 1 to max_skip_count + 1 apart; unigrams once) eq the pool's n-grams (a repeated one refused, as onnxruntime), all over the items, summed; scatter_add into the output columns; TF, IDF (weight where counted), TFIDF (count times weight); strings: as the place of their first copy in pool_strings"},
     {"ThresholdedRelu", 1, 1, 1, "alpha:f", bind_thresholded_relu, "where(x > alpha, x, 0)"},
-    {"Tile", 2, 2, 1, "", bind_tile, "reshape, expand, reshape"},
+    {"Tile", 2, 2, 1, "", bind_tile, "tile"},
     {"TopK", 2, 2, 2, "axis:i largest:i sorted:i", bind_top_k, "topk (always sorted, ties in index order)"},
     {"Transpose", 1, 1, 1, "perm:I", bind_transpose, "permute"},
     {"Trilu", 1, 2, 1, "upper:i", bind_trilu, "triu, tril"},

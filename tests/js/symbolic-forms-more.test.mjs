@@ -41,6 +41,21 @@ describe('more forms', () => {
     noNarrowing(ts);
   }));
 
+  test('repeat of a 5-d tensor by a count computed from the sizes (LongT5\'s side keys tiled across its blocks): the Session runs the Tile', () => withTraced((keep) => {
+    // [B, G, H, D] -> [B, 1, G, H, D] repeated once per block of 4 along T: a 5-d Tile, which the
+    // Session used to refuse ("tiling more than 4 dims")
+    const tiled = (x, y) => y.unsqueeze(1).repeat([1, Math.ceil(x.shape[1] / 4), 1, 1, 1]).tanh();
+    const x = om.randn([2, 9], { seed: 3 }), y = om.randn([2, 3, 2, 2], { seed: 4 });
+    const tm = om.trace(tiled, { x: [x, ['B', 'T']], y: [y, ['B', null, null, null]] });
+    assert.deepEqual(tm.outputs[0].shape, ['B', 'floor((T+3)/4)', 3, 2, 2]);
+    keep(tm, { x, y }, [tiled(x, y)], undefined, tiled);
+    for (const [b, t] of [[1, 1], [3, 4], [2, 5], [1, 33]]) {
+      const xs = om.randn([b, t], { seed: t }), ys = om.randn([b, 3, 2, 2], { seed: 10 + t });
+      keep(tm, { x: xs, y: ys }, [tiled(xs, ys)], `at B=${b} T=${t}`);
+    }
+    noNarrowing(tm);
+  }));
+
   test('windows of 47, 83, 107 and 150 on a batch traced at 2 to 10: the far runs see one step of several windows', () => withTraced((keep) => {
     // Math.ceil(B / w) * w - B and (w - B % w) % w are w - B at every size the first runs reach
     // (up to 8 * 3 + 5), and the run at 64 * 3 + 13 = 205 sees a jump of several windows at once
