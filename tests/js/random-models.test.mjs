@@ -104,6 +104,19 @@ describe('the random-model instrument', () => {
     assert.match(softmax.message, /\[ORT Softmax: the Session agrees at every size/);
     const oursSoftmax = await pool.run(fn('x.softmax(1).mul(om.Tracer.active ? 2 : 1)'), { id: 'wrong with a softmax' });
     assert.deepEqual([oursSoftmax.class, oursSoftmax.ortSoftmax], ['wrong', undefined], JSON.stringify(oursSoftmax));
+    // onnxruntime-web's tanh-approximate Gelu is an ulp of 1 off in its 1 + tanh, a third of GELU
+    // (even its sign) near -5, where eager's is float tanh's rounding of the exact value: scaled up,
+    // it differs there alone, noted as ORT's Gelu tanh (a probe at extreme inputs found it)
+    const geluTanh = await pool.run(fn("om.nn.functional.gelu(x.abs().mul(-1).sub(5), { approximate: 'tanh' }).mul(1e7)"), { id: 'gelu tanh tail' });
+    assert.deepEqual([geluTanh.class, geluTanh.ortGeluTanh, geluTanh.ortGelu], ['wrong', true, undefined], JSON.stringify(geluTanh));
+    assert.match(geluTanh.message, /\[ORT Gelu tanh: the Session agrees at every size/);
+    // onnxruntime-web's Elu computes exp(x) - 1 in float, 0 for x above about -3e-8 where eager's
+    // expm1 gives x: sign() differs there alone, noted as ORT's Elu; a wrong graph with an Elu is not
+    const elu = await pool.run(fn('om.nn.functional.elu(x.mul(1e-9)).sign()'), { id: 'elu near 0' });
+    assert.deepEqual([elu.class, elu.ortElu], ['wrong', true], JSON.stringify(elu));
+    assert.match(elu.message, /\[ORT Elu: the Session agrees at every size/);
+    const oursElu = await pool.run(fn('om.nn.functional.elu(x).mul(om.Tracer.active ? 2 : 1)'), { id: 'wrong with an elu' });
+    assert.deepEqual([oursElu.class, oursElu.ortElu], ['wrong', undefined], JSON.stringify(oursElu));
     const hang = await pool.run(fn('{ for (;;); }'), { id: 'hang' }, hangs);
     assert.equal(hang.class, 'crash');
     assert.equal(hang.at, 'hang');
