@@ -14,6 +14,7 @@ import { Rng, generate, render } from './random/generator.mjs';
 import { Pool } from './random/pool.mjs';
 import { shrink } from './random/shrink.mjs';
 import { runBatch, formatReport, CLASSES, FAILING } from './random/batch.mjs';
+import { narrowerThan } from './random/runner.mjs';
 
 const SEED = 1;
 const COUNT = 600;

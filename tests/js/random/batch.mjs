@@ -130,6 +130,8 @@ export function formatReport({ seed, from = 0, count, records, ms, workers = 1, 
   if (outside) lines.push(`  ${outside} assignments were left out: outside the sizes their traced model holds for (traced.symbols; a minimum of 1 leaves size 0 out)`);
   const answering = records.filter((r) => r.narrowedAnswers);
   lines.push(`  narrowed where eager answers: ${answering.length} models${answering.length ? `: ${answering.slice(0, 10).map((r) => `${r.id} at ${r.narrowedAnswers[0]}`).join('; ')}` : ''}`);
+  const unexplained = records.filter((r) => r.unexplained);
+  lines.push(`  narrowed with no reason (narrowedBy null): ${unexplained.length} models${unexplained.length ? `: ${unexplained.slice(0, 10).map((r) => `${r.id} ${r.unexplained[0]}`).join('; ')}` : ''}`);
   if (narrowed.length) {
     const by = new Map();
     for (const r of narrowed) for (const t of r.narrowed) {

@@ -189,6 +189,10 @@ function rangesOf(traced) {
   const symbols = 'symbols' in traced ? traced.symbols : [];
   return symbols.map(({ name, min, max, multipleOf, narrowedBy }) => ({ name, min, max, multipleOf, narrowedBy }));
 }
+/** Whether range s holds for fewer sizes than declared range d (none: any size from 1; a multiple
+ * of m from 1 to 30 is one from m to 30 - 30 % m). */
+export const narrowerThan = (s, d = { min: 1, max: Infinity, multipleOf: 1 }) => s.multipleOf > d.multipleOf
+  || s.min > Math.ceil(d.min / d.multipleOf) * d.multipleOf || s.max < d.max - (d.max % d.multipleOf || 0);
 /** Ranges narrower than any size from 1 (what a plain symbol name declares). */
 const narrower = (ranges) => ranges.filter((s) => s.min > 1 || s.max < Infinity || s.multipleOf > 1);
 
@@ -257,11 +261,14 @@ function prepare(source, record, options) {
   const trap = session && sessionCheck(sizes[0], examples, expected0);
   if (trap) return trap;
   if (narrower(ranges).length) record.narrowed = narrower(ranges).map(rangeText);
+  // a range narrower than its declaration with no reason: the tracer must report every narrowing
+  const silent = ranges.filter((s) => !s.narrowedBy && narrowerThan(s, declared.find((d) => d.name === s.name)));
+  if (silent.length) record.unexplained = silent.map(rangeText);
   record.outOfRange = sizes.filter((a) => !inRange(a, ranges)).length; // with sizes 0 when the minimum is 1
   for (let k = 1; k < sizes.length; k++) {
     const xs = makeInputs(spec, sizes[k], 1 + 16 * k);
     if (!inRange(sizes[k], ranges)) { // not promised: counted in outOfRange; unless the tracer narrowed it where eager answers
-      const by = ranges.filter((s) => s.narrowedBy && !inRange(sizes[k], [s]));
+      const by = ranges.filter((s) => !inRange(sizes[k], [s])); // with a reason or without: a size the declaration holds
       if (by.length && inRange(sizes[k], declared) && Object.values(sizes[k]).every((n) => n > 0) && answers(xs)) {
         (record.narrowedAnswers ??= []).push(`${sizesText(sizes[k])} (${by.map(rangeText).join(', ')})`);
       }
@@ -358,12 +365,13 @@ async function runChecks(bytes, names, checks, graphOptimizationLevel) {
 /**
  * Runs one case (source text as generator.mjs renders it) and resolves to its record:
  * { id, class, kind?, message?, at?, failures?, ratio?, checked, skipped, narrowed?, outOfRange?,
- * narrowedAnswers?, nodes, margin, ms, leaked } (see the classes above; at: the assignment that
+ * narrowedAnswers?, unexplained?, nodes, margin, ms, leaked } (see the classes above; at: the assignment that
  * failed first, failures: all of them; ratio: the first failure's worst error over its bound;
  * narrowed: the symbols the traced model holds for fewer sizes, as text, and outOfRange: the
  * assignments left out for it; narrowedAnswers: those of them outside a range the tracer
- * narrowed (not one declared), inside the declared ones, where the eager model gives an answer,
- * which it must not do; ortOptimizer: ORT failed (to load, run or agree) only with its graph optimizations on; margin: the largest
+ * narrowed (not one declared; with a reason or without), inside the declared ones, where the eager
+ * model gives an answer, which it must not do; unexplained: the ranges narrower than declared
+ * whose narrowedBy is null (every narrowing has its reason); ortOptimizer: ORT failed (to load, run or agree) only with its graph optimizations on; margin: the largest
  * maxError / bound of an agreeing case; suggestion: with options.checkSuggestions, whether the
  * declaration a SymbolicShape refusal suggests makes the trace hold, checkSuggestion's). meta
  * (id, family, tags) is copied in; meta.file, when the source is a file's, names it in
