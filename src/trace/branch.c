@@ -275,12 +275,17 @@ static bool declared_whys(const cut *c, om_traced_model *m) {
 }
 
 /* Symbol s of piece model m (traced over piece p): its own, or for a fixed piece (no such
- * symbol) the piece's one size, in *fixed. */
-static const om_traced_sym *piece_sym(const om_symbol *s, const om_traced_model *m, const piece *p, om_traced_sym *fixed) {
+ * symbol) the piece's one size, in *fixed, with the reason of the end of s's range as the cut
+ * declared it (d: narrowed where the model fails) that the size sits at, as declared_whys gives a
+ * piece with the symbol: a one-size piece at a narrowed minimum is the joined range's lowest, and
+ * join_symbols takes its reason from there. */
+static const om_traced_sym *piece_sym(const om_symbol *s, const om_symbol *d, const om_traced_model *m, const piece *p,
+                                      om_traced_sym *fixed) {
   const om_traced_sym *q = sym_named(m, s->name);
   if (q) return q;
   int64_t size = p->lo * s->multiple;
-  *fixed = (om_traced_sym){.name = s->name, .multiple = s->multiple, .min = size, .max = size, .checked_min = size, .checked_max = size};
+  *fixed = (om_traced_sym){.name = s->name, .multiple = s->multiple, .min = size, .max = size, .checked_min = size, .checked_max = size,
+                           .min_why = p->lo <= d->vmin ? d->min_why : NULL, .max_why = p->lo >= d->vmax ? d->max_why : NULL};
   return fixed;
 }
 
@@ -327,15 +332,17 @@ static bool other_branches(om_arena *a, const om_traced_sym *const p[2], om_trac
  * k: their size is fk): each symbol's range is the union of the pieces' (where a piece has
  * narrowed one, eager fails there in that piece, so the union promises nothing eager does not
  * give), symbol k's branches the pieces' in order. false with OutOfMemory. */
-static bool join_symbols(const om_trace *tr, int k, const om_traced_model *lo, const om_traced_model *hi, const piece *plo,
-                         const piece *phi, om_traced_model *m) {
+static bool join_symbols(const cut *c, const om_traced_model *lo, const om_traced_model *hi, const piece *plo, const piece *phi,
+                         om_traced_model *m) {
+  const om_trace *tr = c->tr;
+  int k = c->k;
   om_arena *a = &m->g.arena;
   bool ok = (m->symbols = om__arena_alloc(a, sizeof *m->symbols * (size_t)(tr->symbols.n + 1))) != NULL;
   m->n_symbols = ok ? tr->symbols.n : 0;
   for (int j = 0; ok && j < tr->symbols.n; j++) {
     const om_symbol *s = &tr->symbols.v[j];
     om_traced_sym fixed[2], *out = &m->symbols[j];
-    const om_traced_sym *p[2] = {piece_sym(s, lo, plo, &fixed[0]), piece_sym(s, hi, phi, &fixed[1])};
+    const om_traced_sym *p[2] = {piece_sym(s, &c->declared[j], lo, plo, &fixed[0]), piece_sym(s, &c->declared[j], hi, phi, &fixed[1])};
     bool lower_min = p[0]->min <= p[1]->min, upper_max = p[1]->max >= p[0]->max;
     *out = (om_traced_sym){.name = keep(a, s->name, &ok), .multiple = s->multiple, .min = lower_min ? p[0]->min : p[1]->min,
                            .max = upper_max ? p[1]->max : p[0]->max,
@@ -477,7 +484,8 @@ static om_traced_model *join(const cut *c, int i, int d, int64_t at, const om_tr
   ok = cond >= 0 && om__graph_add_node(g, "Shape", "If/Shape", in, 1, &size, 1, sa, 2) >= 0 &&
        om__graph_add_node(g, "Less", "If/Less", (int[]){size, thr}, 2, &cond, 1, NULL, 0) >= 0;
   om_traced_sym fixed[2];
-  const om_traced_sym *ps[2] = {piece_sym(&tr->symbols.v[c->k], lo, plo, &fixed[0]), piece_sym(&tr->symbols.v[c->k], hi, phi, &fixed[1])};
+  const om_symbol *sk = &tr->symbols.v[c->k], *dk = &c->declared[c->k];
+  const om_traced_sym *ps[2] = {piece_sym(sk, dk, lo, plo, &fixed[0]), piece_sym(sk, dk, hi, phi, &fixed[1])};
   int64_t iv[4] = {ps[0]->min, ps[0]->max, ps[1]->min, ps[1]->max}; /* the sizes each piece holds for */
   if (ok && (iv[1] < at - 1 || iv[2] > at)) ok = (cond = admitted(g, size, cond, iv)) >= 0; /* they leave sizes out between them */
   /* the outputs: each the same element type and rank in both; an axis both name alike keeps it */
@@ -524,7 +532,7 @@ static om_traced_model *join(const cut *c, int i, int d, int64_t at, const om_tr
   for (int a = 0; a < 2; a++)
     if (branch[a]) om__graph_free(branch[a]), free(branch[a]);
   m->pieces = (lo->pieces ? lo->pieces : 1) + (hi->pieces ? hi->pieces : 1);
-  if (ok && join_symbols(tr, c->k, lo, hi, plo, phi, m)) return m;
+  if (ok && join_symbols(c, lo, hi, plo, phi, m)) return m;
   om_traced_release(m);
   if (om_last_error() == OM_ERR_OK) om__fail(OM_ERR_OUT_OF_MEMORY, "trace_run: out of memory");
   return NULL;

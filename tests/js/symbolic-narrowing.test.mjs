@@ -510,6 +510,14 @@ describe('a range narrowed where the model fails, then cut into an If', () => {
       (x) => { if (x.shape[2] < 24) throw new Error('at least 24'); return x.shape[2] > 64 ? x.relu() : x.neg(); },
       [{ name: 'h', multipleOf: 1, min: 24, max: Infinity, narrowedBy: /^(trace|trace_run): at h=23 the model fails: Error: at least 24$/, branches: [{ min: 24, max: 64 }, { min: 65, max: Infinity }] }],
       [[1, 1, 24, 16], [1, 1, 64, 16], [1, 1, 65, 16]]],
+    // the range narrowed to the even sizes (a throw), another op at its lowest size 2: the piece
+    // below the cut at 4 is that one size, traced with the axis fixed there (no symbol of its own
+    // to carry the reason), and the joined range's reason is the lowest piece's
+    ['a multiple (a throw), a one-size piece at its lowest size', [1, 1, 8, 16], [null, null, 'h', null],
+      (x) => { if (x.shape[2] % 2) throw new Error('odd'); return x.shape[2] === 2 ? x.abs() : x.tanh(); },
+      [{ name: 'h', multipleOf: 2, min: 2, max: Infinity, narrowedBy: /^(tanh|trace|trace_run)( \(call 1\))?: at h=\d+ the model fails:? \(?Error: odd\)?$/,
+        branches: [{ min: 2, max: 2 }, { min: 4, max: Infinity }] }],
+      [[1, 1, 2, 16], [1, 1, 4, 16], [1, 1, 6, 16], [1, 1, 30, 16]]],
     ['a multiple, cut at 64, the piece above cut on w at 20 (nested)', [1, 1, 128, 24], [null, null, 'h', 'w'],
       (x) => { if (x.shape[2] % 8) throw new Error('multiple of 8'); const y = pooled(x); return x.shape[2] <= 64 ? y.neg() : x.shape[3] > 20 ? y.relu() : y.abs(); },
       [{ name: 'h', multipleOf: 8, min: 16, max: Infinity, narrowedBy: eight, branches: [{ min: 16, max: 64 }, { min: 72, max: Infinity }] },

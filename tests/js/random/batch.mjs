@@ -4,6 +4,7 @@
 import { generate, render } from './generator.mjs';
 import { Pool } from './pool.mjs';
 import { shrink } from './shrink.mjs';
+import { ORT_KERNELS } from './written-out.mjs';
 
 export const CLASSES = ['agree', 'refused', 'wrong', 'crash', 'invalid'];
 /** Classes that fail a batch: the tracer is silently wrong, something crashed, or the generator made an invalid model. */
@@ -114,18 +115,14 @@ export function formatReport({ seed, from = 0, count, records, ms, workers = 1, 
       + `skipped: eager throws there, or the outputs are too large to compare); the largest error ${margin.toFixed(3)} of the bound`);
   }
   const ortOnly = by.wrong.filter((r) => r.ortOptimizer);
-  const ortSigmoid = by.wrong.filter((r) => r.ortSigmoid);
-  const ortGelu = by.wrong.filter((r) => r.ortGelu);
-  const ortSoftmax = by.wrong.filter((r) => r.ortSoftmax);
+  const byKernel = ORT_KERNELS.map((k) => [k, by.wrong.filter((r) => r[k.key])]);
   const marginal = by.wrong.filter((r) => r.ratio < 10).length;
-  if (ortOnly.length || ortSigmoid.length || ortGelu.length || ortSoftmax.length || marginal) {
+  if (ortOnly.length || byKernel.some(([, rs]) => rs.length) || marginal) {
     const ids = (rs) => (rs.length ? `: ${rs.slice(0, 10).map((r) => r.id).join(', ')}` : '');
     lines.push(`  of the wrong: ${ortOnly.length} ORT optimizer (right with onnxruntime's graph optimizations disabled: a valid file its `
-      + `optimizer gets wrong, still ours to avoid)${ids(ortOnly)}; ${ortSigmoid.length} ORT Sigmoid (the Session agrees, and onnxruntime-web `
-      + `with each Sigmoid written out: its Sigmoid kernel's absolute error amplified)${ids(ortSigmoid)}; ${ortGelu.length} ORT Gelu (the `
-      + `Session agrees, and onnxruntime-web with each Gelu's tail written from erfc: its 1 + erf cancels)${ids(ortGelu)}; `
-      + `${ortSoftmax.length} ORT Softmax (the Session agrees, and onnxruntime-web with each Softmax written out: its kernel `
-      + `gives 0 for subnormal probabilities)${ids(ortSoftmax)}; `
+      + `optimizer gets wrong, still ours to avoid)${ids(ortOnly)}; `
+      + byKernel.map(([k, rs]) => `${rs.length} ORT ${k.label} (the Session agrees, and onnxruntime-web with each ${k.label} written out: `
+        + `that kernel's error amplified)${ids(rs)}; `).join('')
       + `${marginal} within 10 times the bound (perhaps float32 rounding)`);
   }
   const outside = records.reduce((s, r) => s + (r.outOfRange ?? 0), 0);
@@ -133,6 +130,8 @@ export function formatReport({ seed, from = 0, count, records, ms, workers = 1, 
   if (outside) lines.push(`  ${outside} assignments were left out: outside the sizes their traced model holds for (traced.symbols; a minimum of 1 leaves size 0 out)`);
   const answering = records.filter((r) => r.narrowedAnswers);
   lines.push(`  narrowed where eager answers: ${answering.length} models${answering.length ? `: ${answering.slice(0, 10).map((r) => `${r.id} at ${r.narrowedAnswers[0]}`).join('; ')}` : ''}`);
+  const unexplained = records.filter((r) => r.unexplained);
+  lines.push(`  narrowed with no reason (narrowedBy null): ${unexplained.length} models${unexplained.length ? `: ${unexplained.slice(0, 10).map((r) => `${r.id} ${r.unexplained[0]}`).join('; ')}` : ''}`);
   if (narrowed.length) {
     const by = new Map();
     for (const r of narrowed) for (const t of r.narrowed) {

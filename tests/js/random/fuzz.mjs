@@ -60,7 +60,8 @@ function parseArgs(argv) {
 const recordText = (r) => `${r.id ?? ''} ${r.class}${r.kind ? ` ${r.kind}` : ''}${r.at ? ` at ${r.at}` : ''}${r.message ? `: ${r.message}` : ''}`
   + ` (${r.checked} assignments checked, ${r.skipped} skipped, ${r.ms} ms)${r.suggestion ? `\n${suggestionText(r.suggestion)}` : ''}`
   // the batch report's "narrowed where eager answers" line, for one model too (an agreeing model may have it)
-  + (r.narrowedAnswers?.length ? `\n  narrowed where eager answers: ${r.narrowedAnswers.join('; ')}` : '');
+  + (r.narrowedAnswers?.length ? `\n  narrowed where eager answers: ${r.narrowedAnswers.join('; ')}` : '')
+  + (r.unexplained?.length ? `\n  narrowed with no reason: ${r.unexplained.join('; ')}` : '');
 
 /** One model: a generated case (--case) or a source file (--file); prints it and its record. */
 async function runOne(o, pool) {

@@ -18,7 +18,9 @@
 //            a wrong record where the Session agrees and ORT agrees once each Sigmoid is written out
 //            notes "ORT Sigmoid" (ortSigmoid: ORT's Sigmoid kernel's absolute error, amplified), or
 //            once each Gelu's tail is written from erfc "ORT Gelu" (ortGelu: its 1 + erf cancels),
-//            or once each Softmax is written out "ORT Softmax" (ortSoftmax: subnormals flushed);
+//            or once each Softmax is written out "ORT Softmax" (ortSoftmax: subnormals flushed), or
+//            once each tanh-approximate Gelu is written as eager computes it "ORT Gelu tanh" (ortGeluTanh: its
+//            1 + tanh cancels), or once each Elu is "ORT Elu" (ortElu: its exp(x) - 1 cancels near 0);
 //   crash    anything else: a non-TraceError from om.trace (eager ran at the example, so the
 //            trace changed what the model does), a WebAssembly RuntimeError anywhere (also in an
 //            eager run); pool.mjs adds hangs and dead workers;
@@ -30,7 +32,7 @@
 import vm from 'node:vm';
 import * as om from 'onemodel';
 import { withSession, compareOutputs } from '../../../examples/lib/oracle.mjs';
-import { sigmoidWrittenOut, geluWrittenOut, softmaxWrittenOut } from './written-out.mjs';
+import { ORT_KERNELS } from './written-out.mjs';
 
 /** The URL a case's source has in stack traces: its file, or file:///random-model/<id>.js. */
 const sourceUrl = (meta) => meta.file ?? `file:///random-model/${String(meta.id ?? 'model').replace(/[^\w.:-]/g, '_')}.js`;
@@ -187,6 +189,10 @@ function rangesOf(traced) {
   const symbols = 'symbols' in traced ? traced.symbols : [];
   return symbols.map(({ name, min, max, multipleOf, narrowedBy }) => ({ name, min, max, multipleOf, narrowedBy }));
 }
+/** Whether range s holds for fewer sizes than declared range d (none: any size from 1; a multiple
+ * of m from 1 to 30 is one from m to 30 - 30 % m). */
+export const narrowerThan = (s, d = { min: 1, max: Infinity, multipleOf: 1 }) => s.multipleOf > d.multipleOf
+  || s.min > Math.ceil(d.min / d.multipleOf) * d.multipleOf || s.max < d.max - (d.max % d.multipleOf || 0);
 /** Ranges narrower than any size from 1 (what a plain symbol name declares). */
 const narrower = (ranges) => ranges.filter((s) => s.min > 1 || s.max < Infinity || s.multipleOf > 1);
 
@@ -255,11 +261,14 @@ function prepare(source, record, options) {
   const trap = session && sessionCheck(sizes[0], examples, expected0);
   if (trap) return trap;
   if (narrower(ranges).length) record.narrowed = narrower(ranges).map(rangeText);
+  // a range narrower than its declaration with no reason: the tracer must report every narrowing
+  const silent = ranges.filter((s) => !s.narrowedBy && narrowerThan(s, declared.find((d) => d.name === s.name)));
+  if (silent.length) record.unexplained = silent.map(rangeText);
   record.outOfRange = sizes.filter((a) => !inRange(a, ranges)).length; // with sizes 0 when the minimum is 1
   for (let k = 1; k < sizes.length; k++) {
     const xs = makeInputs(spec, sizes[k], 1 + 16 * k);
     if (!inRange(sizes[k], ranges)) { // not promised: counted in outOfRange; unless the tracer narrowed it where eager answers
-      const by = ranges.filter((s) => s.narrowedBy && !inRange(sizes[k], [s]));
+      const by = ranges.filter((s) => !inRange(sizes[k], [s])); // with a reason or without: a size the declaration holds
       if (by.length && inRange(sizes[k], declared) && Object.values(sizes[k]).every((n) => n > 0) && answers(xs)) {
         (record.narrowedAnswers ??= []).push(`${sizesText(sizes[k])} (${by.map(rangeText).join(', ')})`);
       }
@@ -356,12 +365,13 @@ async function runChecks(bytes, names, checks, graphOptimizationLevel) {
 /**
  * Runs one case (source text as generator.mjs renders it) and resolves to its record:
  * { id, class, kind?, message?, at?, failures?, ratio?, checked, skipped, narrowed?, outOfRange?,
- * narrowedAnswers?, nodes, margin, ms, leaked } (see the classes above; at: the assignment that
+ * narrowedAnswers?, unexplained?, nodes, margin, ms, leaked } (see the classes above; at: the assignment that
  * failed first, failures: all of them; ratio: the first failure's worst error over its bound;
  * narrowed: the symbols the traced model holds for fewer sizes, as text, and outOfRange: the
  * assignments left out for it; narrowedAnswers: those of them outside a range the tracer
- * narrowed (not one declared), inside the declared ones, where the eager model gives an answer,
- * which it must not do; ortOptimizer: ORT failed (to load, run or agree) only with its graph optimizations on; margin: the largest
+ * narrowed (not one declared; with a reason or without), inside the declared ones, where the eager
+ * model gives an answer, which it must not do; unexplained: the ranges narrower than declared
+ * whose narrowedBy is null (every narrowing has its reason); ortOptimizer: ORT failed (to load, run or agree) only with its graph optimizations on; margin: the largest
  * maxError / bound of an agreeing case; suggestion: with options.checkSuggestions, whether the
  * declaration a SymbolicShape refusal suggests makes the trace hold, checkSuggestion's). meta
  * (id, family, tags) is copied in; meta.file, when the source is a file's, names it in
@@ -401,27 +411,20 @@ export async function runCase(source, meta = {}, options = {}) {
   }
   // onnxruntime-web's Sigmoid is accurate to about 6e-8 absolute (0 below about -16.6), its
   // Gelu's tail cancels (0 below about -5.9, where eager's is from erfc), and its Softmax gives 0
-  // for subnormal probabilities, which a model that takes a root of it or compares it with 0
+  // for subnormal probabilities, its tanh-approximate Gelu's 1 + tanh and its Elu's exp(x) - 1
+  // cancel (an ulp of 1 off), which a model that takes a root of it or compares it with 0
   // amplifies (written-out.mjs). Where the library's Session agreed at every size and ORT
-  // disagrees in values only, the same file with every Sigmoid (then every Gelu, then every
-  // Softmax) written as eager computes it runs again: where that agrees, the graph is right and
+  // disagrees in values only, the same file with every Sigmoid (then every Gelu, and so on
+  // through ORT_KERNELS) written as eager computes it runs again: where that agrees, the graph is right and
   // the record says the difference is that ORT kernel's. It stays wrong (users run ORT's kernels);
   // the note and the report's line say where it comes from.
-  const kernels = [
-    ['Sigmoid', sigmoidWrittenOut, 'each Sigmoid written as Where(x >= 0, 1, e) / (1 + e), e = Exp(-|x|): its Sigmoid kernel is accurate to '
-      + 'about 6e-8 absolute (0 below about -16.6), which this model amplifies'],
-    ['Gelu', geluWrittenOut, 'each Gelu\'s tail (x below -0.7071068) written from erfc, as eager computes it: its Gelu kernel\'s 0.5 x (1 + erf) '
-      + 'cancels there (0 below about -5.9, where GELU is -1e-8 to -1e-45), which this model amplifies'],
-    ['Softmax', softmaxWrittenOut, 'each Softmax written as Exp(x - ReduceMax(x) + 64) / ReduceSum(that): its Softmax kernel gives 0 where a '
-      + 'probability is subnormal (below about e^-87.5 times the row\'s largest), which this model amplifies'],
-  ];
-  for (const [op, writeOut, how] of kernels) {
+  for (const { key, label, writeOut, how } of ORT_KERNELS) {
     if (!failures.length || out.aborted || record.ortOptimizer || record.sessionFailures || !failures.every((f) => !f.ort && Number.isFinite(f.ratio))) break;
     const spelled = writeOut(bytes);
     const again = spelled && await runChecks(spelled, names, checks);
     if (again && !again.crash && !again.failures.length) {
-      record[`ort${op}`] = true;
-      failures[0].message += ` [ORT ${op}: the Session agrees at every size, and onnxruntime-web agrees too with ${how}]`;
+      record[key] = true;
+      failures[0].message += ` [ORT ${label}: the Session agrees at every size, and onnxruntime-web agrees too with ${how}]`;
       break;
     }
   }

@@ -1,4 +1,4 @@
-// The fuzz runner's checks of two onnxruntime-web kernels (runner.mjs) whose error a model can
+// The fuzz runner's checks of onnxruntime-web kernels (runner.mjs) whose error a model can
 // amplify, by the same .onnx with each such node written out in ops onnxruntime computes to a few
 // ulps: where that agrees, the graph was right and the difference is the kernel's.
 //
@@ -28,6 +28,18 @@
 // gt(0) of a softmax over a wide row (random model 27:48155: values stepped by 0.1 over 1,260
 // elements) differs in onnxruntime-web alone. Written out: Exp(x - ReduceMax(x) + 64) / ReduceSum(that)
 // along its axis.
+//
+// Gelu (approximate 'tanh') and Elu: a probe of each activation the generator uses at extreme
+// inputs (2026-12-07; +-1e-45 to +-100 by quarter decades, -120 to 120 by 0.37) against eager found
+// two more: the tanh-approximate Gelu's 1 + tanh is an ulp of 1 (6e-8) off where it cancels (at
+// -4.93 eager -4.41e-7, onnxruntime-web -5.88e-7; near -5.15 even the sign), and Elu's exp(x) - 1
+// is 0 for x above about -3e-8 and 6e-8 absolute below (eager's expm1 gives x there). Eager's tanh
+// is math.c's rational in double, within 0.518 ulp (not correctly rounded), so no float form of
+// the exact value gives its bits where 1 + tanh cancels (one in 200 differs by a step there):
+// the Gelu is written as eager computes it, its tanh in double (Cast), bit for bit; the Elu as
+// Where(x > 0, x, alpha expm1(x)), expm1 from its Taylor series above -0.5. (Mish, which the
+// generator does not use, is 0 from about -100 where eager's is subnormal; Tanh flushes subnormal
+// inputs to 0: neither is named.)
 //
 // The rewrite works on the protobuf bytes directly (wire format: field numbers of onnx.proto's
 // ModelProto.graph 7, GraphProto.node 1, NodeProto input 1 / output 2 / op_type 4 / attribute 5
@@ -105,16 +117,24 @@ function valueFloat(v) {
   new DataView(f.buffer).setFloat32(0, v, true);
   return join([str(1, 'value_float'), [2 * 8 + 5], f, varint(20 * 8), [1]]);
 }
+/** AttributeProto value = a scalar double tensor (name 1, t 5: TensorProto data_type 2 = 11 DOUBLE,
+ * raw_data 9; type 20 = TENSOR). */
+function valueDouble(v) {
+  const raw = new Uint8Array(8);
+  new DataView(raw.buffer).setFloat64(0, v, true);
+  return join([str(1, 'value'), field(5, join([varint(2 * 8), [11], field(9, raw)])), varint(20 * 8), [4]]);
+}
+
+/** TensorProto element types, and a Cast's to = type (AttributeProto i 3; type 20 = INT). */
+const FLOAT = 1, DOUBLE = 11;
+const castTo = (type) => join([str(1, 'to'), varint(3 * 8), varint(type), varint(20 * 8), [2]]);
 const ONE = valueFloat(1);
 const ZERO = valueFloat(0);
 
-/** Whether a NodeProto's attributes include approximate = "tanh" (AttributeProto name 1, s 4). */
+/** Whether a NodeProto's attributes include approximate = "tanh" (AttributeProto s 4). */
 function tanhForm(fs) {
-  return fs.filter((f) => f.no === 5).some((a) => {
-    const af = fields(a.payload);
-    const name = af.find((g) => g.no === 1), s = af.find((g) => g.no === 4);
-    return name && text.decode(name.payload) === 'approximate' && s && text.decode(s.payload) === 'tanh';
-  });
+  const s = attribute(fs, 'approximate')?.find((g) => g.no === 4);
+  return !!s && text.decode(s.payload) === 'tanh';
 }
 
 /** math.c's erfc pieces (ERFC_MID_*, ERFC_FAR_*), highest power first. */
@@ -123,58 +143,104 @@ const ERFC_MID_Q = [0.044304270468113187, 0.3336571237317269, 1.1551988294024749
 const ERFC_FAR_P = [3.1973901619565921, 3.3192916828692276, 0.56418958227533922];
 const ERFC_FAR_Q = [1.138533708225441, 8.1089363524859142, 6.3832907128287362, 1];
 
+/** A node builder for one rewrite (names prefix_c0, prefix_v1, ...): out (the nodes made), c(v)
+ * (a float Constant), d(v) (a double one), op(type, inputs, attributes) (one output), horner(cs,
+ * v, k = c) (cs highest power first, constants made by k). */
+function builder(prefix) {
+  const out = [];
+  let k = 0;
+  const name = (s) => `${prefix}_${s}`;
+  const constant = (attr) => { const n = name(`c${k++}`); out.push(node('Constant', [], [n], [attr])); return n; };
+  const c = (v) => constant(valueFloat(v)), d = (v) => constant(valueDouble(v));
+  const op = (type, ins, attrs) => { const n = name(`v${k++}`); out.push(node(type, ins, [n], attrs)); return n; };
+  const horner = (cs, v, kc = c) => cs.slice(1).reduce((r, ci) => op('Add', [op('Mul', [r, v]), kc(ci)]), kc(cs[0]));
+  return { out, name, c, d, op, horner };
+}
+
 /** The nodes of a Gelu of approximate 'none' from x to y, its tail from erfc (above). */
 function geluNodes(x, y, geluNode) {
-  const t = (s) => `${y}__gelu_${s}`, out = [];
-  let k = 0;
-  const c = (v) => { const n = t(`c${k++}`); out.push(node('Constant', [], [n], [valueFloat(v)])); return n; };
-  const op = (type, ins) => { const n = t(`v${k++}`); out.push(node(type, ins, [n])); return n; };
-  const horner = (cs, v) => cs.slice(1).reduce((r, ci) => op('Add', [op('Mul', [r, v]), c(ci)]), c(cs[0]));
+  const { out, name, c, op, horner } = builder(`${y}__gelu`);
   const b = op('Mul', [x, c(-Math.SQRT1_2)]), b2 = op('Mul', [b, b]), iz = op('Reciprocal', [b2]);
   const mid = op('Div', [horner(ERFC_MID_P, b), horner(ERFC_MID_Q, b)]);
   const far = op('Div', [op('Div', [horner(ERFC_FAR_P, iz), horner(ERFC_FAR_Q, iz)]), b]);
   const g = op('Where', [op('Less', [b, c(4)]), mid, far]);
   const e = op('Exp', [op('Mul', [b2, c(-0.5)])]);
   const tail = op('Mul', [op('Mul', [x, c(0.5)]), op('Mul', [e, op('Mul', [e, g])])]);
-  out.push(geluNode(t('head')));
-  out.push(node('Where', [op('Less', [x, c(-0.7071068)]), tail, t('head')], [y]));
+  out.push(geluNode(name('head')));
+  out.push(node('Where', [op('Less', [x, c(-0.7071068)]), tail, name('head')], [y]));
   return out;
 }
 
-/** A NodeProto's bytes rewritten: a Sigmoid as eager computes it (nine nodes), with count.op
- * 'Sigmoid', a Gelu of approximate 'none' with its tail from erfc, with 'Gelu', or a Softmax as
- * Exp, ReduceMax, ReduceSum and Div, with 'Softmax'; any other with its subgraphs rewritten. */
+/** src/ops/elementwise.c's GELU_BETA and GELU_KAPPA (float constants there too), and
+ * src/core/math.c's tanh: x P(u) / Q(u), u = x^2 / 81, x clamped to [-9.1, 9.1], in double. */
+const GELU_BETA = 0.7978845608028654, GELU_KAPPA = 0.044715;
+const TANH_P = [2.1688742678245565, 16.730594788613903, 26.267421874747829, 11.163006702024189, 0.99999999896242686];
+const TANH_Q = [2.5447673858055855, 69.268531060108785, 223.12410114282252, 181.86868873846026, 38.163005880305889, 1.0];
+
+/** The nodes of a Gelu of approximate 'tanh' from x to y as eager computes it, step for step:
+ * 0.5 x (1 + t), u = BETA (x + KAPPA x x x) in float, t = math.c's tanh of u in double (Cast),
+ * rounded to float once. ORT's kernel's 1 + tanh is an ulp of 1 (6e-8) off where it cancels (a
+ * third of GELU at -4.9), and eager's own tanh is within 0.518 ulp, not correctly rounded, so no
+ * float form of the exact value gives eager's bits there: this one does. */
+function geluTanhNodes(x, y) {
+  const { out, c, d, op, horner } = builder(`${y}__gelu_tanh`);
+  const u = op('Mul', [op('Add', [x, op('Mul', [op('Mul', [op('Mul', [x, x]), x]), c(GELU_KAPPA)])]), c(GELU_BETA)]);
+  const a = op('Max', [op('Min', [op('Cast', [u], [castTo(DOUBLE)]), d(9.1)]), d(-9.1)]);
+  const v = op('Mul', [op('Mul', [a, a]), d(1 / 81)]);
+  const t = op('Cast', [op('Div', [op('Mul', [a, horner(TANH_P, v, d)]), horner(TANH_Q, v, d)])], [castTo(FLOAT)]);
+  out.push(node('Mul', [op('Mul', [x, c(0.5)]), op('Add', [c(1), t])], [y]));
+  return out;
+}
+
+/** e^x - 1's Taylor series to x^10 divided by x (1, 1/2, 1/6, ...), highest power first. */
+const EXPM1_TAYLOR = Array.from({ length: 10 }, (_, i) => 1 / [1, 2, 6, 24, 120, 720, 5040, 40320, 362880, 3628800][9 - i]);
+
+/** The nodes of an Elu of alpha from x to y as eager computes it, x > 0 ? x : alpha expm1(x): the
+ * expm1 from its Taylor series above -0.5 (no cancellation near 0; the next term is below 1e-9
+ * relative there), Exp(x) - 1 from -0.5 down (at most -0.39, so Exp's ulps stay relative). */
+function eluNodes(x, y, alpha) {
+  const { out, c, op, horner } = builder(`${y}__elu`);
+  const em1 = op('Where', [op('Greater', [x, c(-0.5)]), op('Mul', [x, horner(EXPM1_TAYLOR, x)]), op('Sub', [op('Exp', [x]), c(1)])]);
+  out.push(node('Where', [op('Greater', [x, c(0)]), x, op('Mul', [em1, c(alpha)])], [y]));
+  return out;
+}
+
+/** A NodeProto's bytes rewritten: with count.op 'Sigmoid' a Sigmoid as eager computes it (nine
+ * nodes), 'Gelu' a Gelu of approximate 'none' with its tail from erfc, 'GeluTanh' one of
+ * approximate 'tanh' as eager computes it (its tanh in double), 'Softmax' a Softmax as Exp,
+ * ReduceMax, ReduceSum and Div, 'Elu' an Elu with its expm1 written out; any other node with its
+ * subgraphs rewritten. */
 function rewriteNode(bytes, count) {
   const fs = fields(bytes);
   const opType = fs.find((f) => f.no === 4);
   const domain = fs.find((f) => f.no === 7);
   const isOp = (name) => opType && text.decode(opType.payload) === name && (!domain || domain.payload.length === 0);
-  if (count.op === 'Gelu' && isOp('Gelu') && !tanhForm(fs)) {
-    const [x] = fs.filter((f) => f.no === 1).map((f) => text.decode(f.payload));
-    const [y] = fs.filter((f) => f.no === 2).map((f) => text.decode(f.payload));
+  const [x] = fs.filter((f) => f.no === 1).map((f) => text.decode(f.payload));
+  const [y] = fs.filter((f) => f.no === 2).map((f) => text.decode(f.payload));
+  const renamed = (head) => join(fs.map((f) => (f.no === 2 ? str(2, head) : f.raw))); // the node itself, writing head
+  const rewrite = {
+    Gelu: () => isOp('Gelu') && !tanhForm(fs) && geluNodes(x, y, renamed),
+    GeluTanh: () => isOp('Gelu') && tanhForm(fs) && geluTanhNodes(x, y),
+    Softmax: () => isOp('Softmax') && softmaxNodes(x, y, intAttribute(fs, 'axis', -1)),
+    Elu: () => isOp('Elu') && eluNodes(x, y, floatAttribute(fs, 'alpha', 1)),
+    Sigmoid: () => isOp('Sigmoid') && sigmoidNodes(x, y),
+  }[count.op]?.();
+  if (rewrite) {
     count.n++;
-    // the Gelu node itself, writing the head's name
-    return geluNodes(x, y, (head) => join(fs.map((f) => (f.no === 2 ? str(2, head) : f.raw))));
-  }
-  if (count.op === 'Softmax' && isOp('Softmax')) {
-    const [x] = fs.filter((f) => f.no === 1).map((f) => text.decode(f.payload));
-    const [y] = fs.filter((f) => f.no === 2).map((f) => text.decode(f.payload));
-    count.n++;
-    return softmaxNodes(x, y, intAttribute(fs, 'axis', -1));
-  }
-  if (count.op === 'Sigmoid' && isOp('Sigmoid')) {
-    const [x] = fs.filter((f) => f.no === 1).map((f) => text.decode(f.payload));
-    const [y] = fs.filter((f) => f.no === 2).map((f) => text.decode(f.payload));
-    count.n++;
-    const t = (s) => `${y}__sigmoid_${s}`;
-    // e = exp(-|x|), (x >= 0 ? 1 : e) / (1 + e): eager's form (om__sigmoidf), small and positive
-    // down to -103 where 1 / (1 + exp(-x)) is 0 from -88.7 (exp overflows)
-    return [node('Constant', [], [t('one')], [ONE]), node('Constant', [], [t('zero')], [ZERO]), node('Abs', [x], [t('abs')]),
-      node('Neg', [t('abs')], [t('neg')]), node('Exp', [t('neg')], [t('exp')]), node('Add', [t('exp'), t('one')], [t('den')]),
-      node('GreaterOrEqual', [x, t('zero')], [t('pos')]), node('Where', [t('pos'), t('one'), t('exp')], [t('num')]),
-      node('Div', [t('num'), t('den')], [y])];
+    return rewrite;
   }
   return [join(fs.map((f) => (f.no === 5 ? field(5, rewriteAttribute(f.payload, count)) : f.raw)))];
+}
+
+/** The nodes of a Sigmoid from x to y as eager computes it: e = exp(-|x|), (x >= 0 ? 1 : e) / (1 +
+ * e) (om__sigmoidf), small and positive down to -103 where 1 / (1 + exp(-x)) is 0 from -88.7
+ * (exp overflows). */
+function sigmoidNodes(x, y) {
+  const t = (s) => `${y}__sigmoid_${s}`;
+  return [node('Constant', [], [t('one')], [ONE]), node('Constant', [], [t('zero')], [ZERO]), node('Abs', [x], [t('abs')]),
+    node('Neg', [t('abs')], [t('neg')]), node('Exp', [t('neg')], [t('exp')]), node('Add', [t('exp'), t('one')], [t('den')]),
+    node('GreaterOrEqual', [x, t('zero')], [t('pos')]), node('Where', [t('pos'), t('one'), t('exp')], [t('num')]),
+    node('Div', [t('num'), t('den')], [y])];
 }
 
 function rewriteAttribute(bytes, count) {
@@ -197,18 +263,28 @@ function varint64(v) {
   return out;
 }
 
-/** A NodeProto's int attribute (AttributeProto name 1, i 3), or dflt. */
-function intAttribute(fs, name, dflt) {
+/** The fields of a NodeProto's attribute named name (AttributeProto name 1), or null. */
+function attribute(fs, name) {
   for (const a of fs.filter((f) => f.no === 5)) {
     const af = fields(a.payload), n = af.find((g) => g.no === 1);
-    if (!n || text.decode(n.payload) !== name) continue;
-    const i = af.find((g) => g.no === 3);
-    if (!i) return dflt;
-    let [v] = readVarint(i.raw, 1); // the key is one byte (field 3)
-    if (v >= 2 ** 63) v -= 2 ** 64;
-    return v;
+    if (n && text.decode(n.payload) === name) return af;
   }
-  return dflt;
+  return null;
+}
+
+/** A NodeProto's int attribute (AttributeProto i 3), or dflt. */
+function intAttribute(fs, name, dflt) {
+  const i = attribute(fs, name)?.find((g) => g.no === 3);
+  if (!i) return dflt;
+  let [v] = readVarint(i.raw, 1); // the key is one byte (field 3)
+  if (v >= 2 ** 63) v -= 2 ** 64;
+  return v;
+}
+
+/** A NodeProto's float attribute (AttributeProto f 2, fixed32), or dflt. */
+function floatAttribute(fs, name, dflt) {
+  const f = attribute(fs, name)?.find((g) => g.no === 2);
+  return f ? new DataView(f.raw.buffer, f.raw.byteOffset + 1, 4).getFloat32(0, true) : dflt; // the key is one byte (field 2)
 }
 
 /** The nodes of a Softmax along axis from x to y: e = Exp(x - ReduceMax(x) + 64), e / ReduceSum(e):
@@ -246,3 +322,33 @@ export const geluWrittenOut = (bytes) => writtenOut(bytes, 'Gelu');
  * along its axis, or null when the model has none.
  */
 export const softmaxWrittenOut = (bytes) => writtenOut(bytes, 'Softmax');
+
+/**
+ * The ModelProto bytes with every Gelu node of approximate 'tanh' written as eager computes it
+ * (its tanh in double, as math.c's), or null when the model has none.
+ */
+export const geluTanhWrittenOut = (bytes) => writtenOut(bytes, 'GeluTanh');
+
+/**
+ * The ModelProto bytes with every Elu node written as Where(x > 0, x, alpha expm1(x)), expm1 from
+ * its Taylor series above -0.5, or null when the model has none.
+ */
+export const eluWrittenOut = (bytes) => writtenOut(bytes, 'Elu');
+
+/**
+ * onnxruntime-web's kernels whose error a model can amplify, in the order the runner tries them
+ * (runner.mjs): { key (the record's flag), label (the report's "ORT <label>"), writeOut (the
+ * rewrite), how (the record's note: how the file was written out, and what the kernel does) }.
+ * Sigmoid: accurate to about 6e-8 absolute, 0 below about -16.6; Gelu: its 0.5 x (1 + erf)
+ * cancels, 0 below about -5.9 where GELU is -1e-8 to -1e-45; Softmax: 0 where a probability is
+ * subnormal; Gelu tanh: its 1 + tanh cancels, an ulp of 1 (6e-8) off for negative x, a third of
+ * GELU at -4.9, even its sign near -5.15; Elu: its exp(x) - 1 is 6e-8 absolute, 0 for x above
+ * about -3e-8 where ELU is x (probes at extreme inputs: the file's header).
+ */
+export const ORT_KERNELS = [
+  ['ortSigmoid', 'Sigmoid', sigmoidWrittenOut, 'each Sigmoid written as Where(x >= 0, 1, e) / (1 + e), e = Exp(-|x|): its kernel is accurate to about 6e-8 absolute (0 below about -16.6)'],
+  ['ortGelu', 'Gelu', geluWrittenOut, "each Gelu's tail (x below -0.7071068) written from erfc, as eager computes it: its kernel's 0.5 x (1 + erf) cancels there (0 below about -5.9)"],
+  ['ortSoftmax', 'Softmax', softmaxWrittenOut, "each Softmax written as Exp(x - ReduceMax(x) + 64) / ReduceSum(that): its kernel gives 0 where a probability is subnormal (below about e^-87.5 times the row's largest)"],
+  ['ortGeluTanh', 'Gelu tanh', geluTanhWrittenOut, "each Gelu of approximate 'tanh' written as eager computes it (its tanh in double, Cast): its kernel's 1 + tanh cancels for negative x (an ulp of 1 off)"],
+  ['ortElu', 'Elu', eluWrittenOut, "each Elu written as Where(x > 0, x, alpha expm1(x)), expm1 from its Taylor series above -0.5: its kernel's exp(x) - 1 is 6e-8 absolute (0 above about -3e-8)"],
+].map(([key, label, writeOut, how]) => ({ key, label, writeOut, how: `${how}, which this model amplifies` }));
