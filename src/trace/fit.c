@@ -9,7 +9,11 @@
  *   the runs cannot tell which); k * floor((E + b) / k) for a k > 16 that divides every value
  *   (a split's last piece by 26 starts there); min(E + b, k) (a split's piece, whole at larger sizes),
  *   and c * E plus such a minimum or maximum (Math.max(T, B) - T);  c * (a product of input axes) + b;
- *   c * E1 * E2 + b;  c1 * E1 + c2 * E2 + b;  periodic forms by any divisor (steps of k every k
+ *   c * E1 * E2 + b;  c1 * E1 + c2 * E2 + b;  floor((c * E + b) / k) of a symbol E for a divisor
+ *   16 < k <= 256 and any numerator (Math.floor(L * 0.55), ViTMAE's kept length, is floor(11L / 20)):
+ *   every such form with k from 2 up that fits is counted, one is taken only where it is the only
+ *   one (or all equal over the range), else the runs go where they differ most (far_floor: 2k sizes
+ *   of every residue would take more runs than a trace makes);  periodic forms by any divisor (steps of k every k
  *   sizes where the step the points show leaves no one form: a window's padding);  a floor division of
  *   a remainder by w <= 16 from a table of every residue (half a split's last piece);  last, E * (any of
  *   these forms), up to three factors (B * floor((H + 6) / 7)); last, over a range the runs saw

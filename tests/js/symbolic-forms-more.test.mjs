@@ -7,7 +7,7 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import * as om from 'onemodel';
-import { memoryHooks, withTraced } from './helpers.mjs';
+import { memoryHooks, withTraced, traceRefusal } from './helpers.mjs';
 
 memoryHooks();
 const F = om.nn.functional;
@@ -102,6 +102,12 @@ describe('more forms', () => {
       noNarrowing(tm);
     }
   }));
+
+  test('a floor division by 300 with numerator 7 (above the 256 the fit counts forms to): refused, naming the values, never a near form', () => {
+    const model = (x) => x.slice(1, 0, Math.floor((7 * x.shape[1]) / 300) + 1).tanh();
+    const err = om.tidy(() => traceRefusal(model, { x: [om.randn([2, 30], { seed: 3 }), ['B', 'L']] }, 'SymbolicShape'));
+    assert.match(err.message, /^slice: argument 2 is 1 at the traced sizes, .*3 at B=\d+, L=92\b.*it changes with the sizes, but not as a size the graph can compute/);
+  });
 
   test('Math.min(3, L), Math.min(4, L) and Math.min(5, L) seen below their constant at L = 1 only: run next to it, so no range narrows', () => withTraced((keep) => {
     for (const [c, n, l] of [[3, 4, 17], [4, 2, 13], [5, 3, 23]]) {
