@@ -981,7 +981,7 @@ typedef struct far_fits {
   far_pair v[FAR_PAIRS];
   int n;
   int64_t total;
-  bool far; /* one of them has k > K_MAX */
+  bool far; /* one of them has k > K_MAX and c > 1 */
 } far_fits;
 
 /* Every floor((c * E + b) / k), 2 <= k <= FAR_K, c >= 1 and gcd(c, k) = 1 (any other is one of
@@ -998,7 +998,7 @@ static bool far_enumerate(const int64_t *pe, const int64_t *pa, int np, far_fits
       if (f->n == FAR_PAIRS) return false;
       f->v[f->n++] = (far_pair){c, k, lo, hi};
       f->total += hi - lo + 1;
-      f->far |= k > K_MAX;
+      f->far |= k > K_MAX && c > 1;
     }
   }
   return true;
@@ -1080,8 +1080,10 @@ static int far_probes(om_trace *tr, int k, const far_fits *f, int64_t end, int64
  * symbol's range, is taken. Where several are left, the sizes that tell them apart best are run
  * next (OM_FIT_AMBIGUOUS, at: far_probes), so the far sizes pin the slope and the sizes at the
  * steps the offset, where 2k consecutive sizes would take more runs than a trace makes for k of 20
- * and more. OM_FIT_NONE where no form with a divisor above K_MAX fits, or too many fit to count
- * (runs at more sizes, fit_int's, come first). */
+ * and more. OM_FIT_NONE where no form with a divisor above K_MAX and a numerator above 1 fits (those
+ * with numerator 1 are the periodic forms', by any divisor up to K_FAR: Math.floor(T / 300) fits
+ * floor((T + b) / 256) at the first runs), or too many fit to count (runs at more sizes, fit_int's,
+ * come first). */
 static int far_floor(om_lower *l, const pool *p, const int64_t *a, int n, int64_t (*at)[64], int *n_at) {
   om_trace *tr = l->tr;
   static _Thread_local far_fits f;
