@@ -1099,7 +1099,9 @@ static int far_floor(om_lower *l, const pool *p, const int64_t *a, int n, int64_
     if (i == p->near) continue;
     int64_t pe[RUNS_MAX + 1], pa[RUNS_MAX + 1];
     int np = sorted_points(a, p->e[i], n, pe, pa);
-    if (np < 5 || pa[np - 1] <= pa[0] || !far_enumerate(pe, pa, np, &f) || !f.far) continue;
+    /* values and sizes bounded so that c * E + b cannot overflow at any size scored (c < k (R + 1)) */
+    if (np < 5 || pa[np - 1] <= pa[0] || pa[np - 1] - pa[0] > (int64_t)1 << 20 || pe[np - 1] > (int64_t)1 << 30 || pa[0] < -((int64_t)1 << 30) || pa[0] > (int64_t)1 << 30) continue;
+    if (!far_enumerate(pe, pa, np, &f) || !f.far) continue;
     far_pair pr;
     int64_t b;
     far_form(&f, 0, &pr, &b);
