@@ -9,7 +9,11 @@
  *   the runs cannot tell which); k * floor((E + b) / k) for a k > 16 that divides every value
  *   (a split's last piece by 26 starts there); min(E + b, k) (a split's piece, whole at larger sizes),
  *   and c * E plus such a minimum or maximum (Math.max(T, B) - T);  c * (a product of input axes) + b;
- *   c * E1 * E2 + b;  c1 * E1 + c2 * E2 + b;  periodic forms by any divisor (steps of k every k
+ *   c * E1 * E2 + b;  c1 * E1 + c2 * E2 + b;  floor((c * E + b) / k) of a symbol E for a divisor
+ *   16 < k <= 256 and any numerator (Math.floor(L * 0.55), ViTMAE's kept length, is floor(11L / 20)):
+ *   every such form with k from 2 up that fits is counted, one is taken only where it is the only
+ *   one (or all equal over the range), else the runs go where they differ most (far_floor: 2k sizes
+ *   of every residue would take more runs than a trace makes);  periodic forms by any divisor (steps of k every k
  *   sizes where the step the points show leaves no one form: a window's padding);  a floor division of
  *   a remainder by w <= 16 from a table of every residue (half a split's last piece);  last, E * (any of
  *   these forms), up to three factors (B * floor((H + 6) / 7)); last, over a range the runs saw
@@ -959,6 +963,166 @@ static int factored(om_lower *l, const pool *p, const int64_t *a, int n, bool *f
   return miss;
 }
 
+/* ---- floor divisions by a divisor above K_MAX, any numerator ---- */
+
+#define FAR_K 256       /* the largest divisor floor((c * E + b) / k) takes with any numerator c */
+#define FAR_PAIRS 2048  /* the most numerator-divisor pairs that fit kept at once */
+#define FAR_FORMS 1024  /* the most forms (c, k, b) the sizes to run next are scored over */
+#define FAR_PROBES (FAR_K + 24) /* the sizes scored */
+#define FAR_END 32768   /* the largest size run to tell them apart */
+
+/* A numerator c and divisor k, gcd(c, k) = 1, with each offset b in [lo, hi] fitting the points. */
+typedef struct far_pair {
+  int64_t c, k, lo, hi;
+} far_pair;
+
+/* The forms that fit, as pairs, and how many forms (offsets) they hold in all. */
+typedef struct far_fits {
+  far_pair v[FAR_PAIRS];
+  int n;
+  int64_t total;
+  bool far; /* one of them has k > K_MAX and c > 1 */
+} far_fits;
+
+/* Every floor((c * E + b) / k), 2 <= k <= FAR_K, c >= 1 and gcd(c, k) = 1 (any other is one of
+ * these: floor((g c E + b) / (g k)) is floor((c E + floor(b / g)) / k)), that gives each point (pe,
+ * pa, np of them, E increasing) into f; false when more pairs fit than f holds. Over sizes D apart
+ * the values rise R, so c D / k is within 1 of R: c in (k (R - 1) / D, k (R + 1) / D). */
+static bool far_enumerate(const int64_t *pe, const int64_t *pa, int np, far_fits *f) {
+  int64_t d = pe[np - 1] - pe[0], rise = pa[np - 1] - pa[0];
+  f->n = 0, f->total = 0, f->far = false;
+  for (int64_t k = 2; k <= FAR_K; k++) {
+    int64_t from = fdiv(k * (rise - 1), d) + 1, to = fdiv(k * (rise + 1) - 1, d);
+    for (int64_t c = from < 1 ? 1 : from, lo, hi; c <= to; c++) {
+      if (gcd64(c, k) != 1 || !b_range(pa, pe, np, c, k, &lo, &hi)) continue;
+      if (f->n == FAR_PAIRS) return false;
+      f->v[f->n++] = (far_pair){c, k, lo, hi};
+      f->total += hi - lo + 1;
+      f->far |= k > K_MAX && c > 1;
+    }
+  }
+  return true;
+}
+
+/* Form t of f (the offsets of each pair in turn): its pair into *pr, its offset into *b. */
+static void far_form(const far_fits *f, int64_t t, far_pair *pr, int64_t *b) {
+  int j = 0;
+  while (t > f->v[j].hi - f->v[j].lo) t -= f->v[j].hi - f->v[j].lo + 1, j++;
+  *pr = f->v[j], *b = f->v[j].lo + t;
+}
+
+static int cmp_u64(const void *x, const void *y) {
+  uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+  return (a > b) - (a < b);
+}
+
+/* Groups g of forms, each group's count squared summed: what a set of sizes leaves to tell apart
+ * (n forms, tmp n slots). */
+static int64_t far_spread(const uint64_t *g, uint64_t *tmp, int n) {
+  memcpy(tmp, g, sizeof *g * (size_t)n);
+  qsort(tmp, (size_t)n, sizeof *tmp, cmp_u64);
+  int64_t sum = 0;
+  for (int i = 0, j; i < n; i = j) {
+    for (j = i; j < n && tmp[j] == tmp[i]; j++) {}
+    sum += (int64_t)(j - i) * (j - i);
+  }
+  return sum;
+}
+
+/* The sizes of symbol k (its variable) to run next that tell the forms of f apart best, into at
+ * from n_at (its new count, OM_AT_MAX at most): of FAR_PROBES sizes (the next FAR_K above the
+ * example, which hold every residue of each divisor that fits, so two offsets of one numerator
+ * and divisor differ at one of them, and sizes spread geometrically up to end,
+ * which pin the slope c / k), each taken in turn where it leaves the fewest forms agreeing with
+ * each other and at the sizes taken before it (the groups of forms that give one value at each,
+ * count squared, summed; over up to FAR_FORMS forms spread over all). None where no size tells
+ * two of those apart. */
+static int far_probes(om_trace *tr, int k, const far_fits *f, int64_t end, int64_t (*at)[64], int n_at) {
+  static _Thread_local uint64_t group[FAR_FORMS], next[FAR_FORMS], tmp[FAR_FORMS];
+  static _Thread_local int64_t pc[FAR_FORMS], pk[FAR_FORMS], pb[FAR_FORMS];
+  int64_t probes[FAR_PROBES], v0[64], v[64];
+  int nt = f->total < FAR_FORMS ? (int)f->total : FAR_FORMS, np = 0;
+  om__run_example(tr, v0);
+  for (int t = 0; t < nt; t++) {
+    far_pair pr;
+    far_form(f, (int64_t)t * f->total / nt, &pr, &pb[t]);
+    pc[t] = pr.c, pk[t] = pr.k, group[t] = 0;
+  }
+  for (int64_t x = v0[k] + 1; x <= end && np < FAR_K; x++) probes[np++] = x;
+  for (int64_t x = v0[k] * 3 / 2 + 40; x <= end && x <= FAR_END && np < FAR_PROBES; x = x * 3 / 2 + 40) probes[np++] = x;
+  if (np < FAR_PROBES && end > v0[k] && end <= FAR_END) probes[np++] = end;
+  int64_t left = far_spread(group, tmp, nt);
+  while (n_at < OM_AT_MAX) {
+    int best = -1;
+    int64_t best_left = left;
+    for (int q = 0; q < np; q++) {
+      memcpy(v, v0, sizeof v);
+      v[k] = probes[q];
+      if (seen_at(tr, v, (const int64_t(*)[64])at, n_at)) continue;
+      for (int t = 0; t < nt; t++) next[t] = (group[t] ^ (uint64_t)fdiv(pc[t] * probes[q] + pb[t], pk[t])) * 0x9E3779B97F4A7C15u;
+      int64_t l = far_spread(next, tmp, nt);
+      if (l < best_left) best = q, best_left = l;
+    }
+    if (best < 0) break;
+    for (int t = 0; t < nt; t++) group[t] = (group[t] ^ (uint64_t)fdiv(pc[t] * probes[best] + pb[t], pk[t])) * 0x9E3779B97F4A7C15u;
+    left = best_left;
+    memcpy(at[n_at], v0, sizeof at[0]);
+    at[n_at++][k] = probes[best];
+  }
+  return n_at;
+}
+
+/* floor((c * E + b) / k) of a symbol E (of a multiple, its variable) for a divisor k up to FAR_K
+ * with any numerator: Math.floor(L * 11 / 20) (ViTMAE's kept length at a mask ratio of 0.45),
+ * Math.floor((3 * T + 5) / 40), Math.ceil(T / 20). Every such form that fits the points is
+ * counted (far_enumerate, every k from 2 on: a floor division by k <= K_MAX the points only
+ * weakly fit is one of them); one that is the only one, or that every other one equals over the
+ * symbol's range, is taken. Where several are left, the sizes that tell them apart best are run
+ * next (OM_FIT_AMBIGUOUS, at: far_probes), so the far sizes pin the slope and the sizes at the
+ * steps the offset, where 2k consecutive sizes would take more runs than a trace makes for k of 20
+ * and more. OM_FIT_NONE where no form with a divisor above K_MAX and a numerator above 1 fits (those
+ * with numerator 1 are the periodic forms', by any divisor up to K_FAR: Math.floor(T / 300) fits
+ * floor((T + b) / 256) at the first runs), or too many fit to count (runs at more sizes, fit_int's,
+ * come first). */
+static int far_floor(om_lower *l, const pool *p, const int64_t *a, int n, int64_t (*at)[64], int *n_at) {
+  om_trace *tr = l->tr;
+  static _Thread_local far_fits f;
+  int64_t v0[64];
+  om__run_example(tr, v0);
+  *n_at = 0;
+  for (int k = 0; k < tr->symbols.n; k++) {
+    const om_symbol *sym = &tr->symbols.v[k];
+    int e = om__x_sym(tr, k), i = 0;
+    if (e >= 0 && sym->multiple > 1) e = om__x_divexact(tr, e, om__x_const(tr, sym->multiple));
+    if (e < 0) return OM_FIT_ERROR;
+    while (i < p->near && p->x[i] != e) i++;
+    if (i == p->near) continue;
+    int64_t pe[RUNS_MAX + 1], pa[RUNS_MAX + 1];
+    int np = sorted_points(a, p->e[i], n, pe, pa);
+    /* values and sizes bounded so that c * E + b cannot overflow at any size scored (c < k (R + 1)) */
+    if (np < 5 || pa[np - 1] <= pa[0] || pa[np - 1] - pa[0] > (int64_t)1 << 20 || pe[np - 1] > (int64_t)1 << 30 || pa[0] < -((int64_t)1 << 30) || pa[0] > (int64_t)1 << 30) continue;
+    if (!far_enumerate(pe, pa, np, &f) || !f.far) continue;
+    far_pair pr;
+    int64_t b;
+    far_form(&f, 0, &pr, &b);
+    int num = om__x_lin(tr, pr.c, e, 0, -1, b), x0 = num < 0 ? -1 : om__x_floordiv(tr, num, pr.k);
+    if (x0 < 0) return OM_FIT_ERROR;
+    if (f.total == 1) return x0;
+    /* several: one where each other equals it over the range (a declared maximum), else runs */
+    bool one = f.total <= OM_AT_MAX;
+    for (int64_t t = 1; t < f.total && one; t++) {
+      far_form(&f, t, &pr, &b);
+      int nt = om__x_lin(tr, pr.c, e, 0, -1, b), x = nt < 0 ? -1 : om__x_floordiv(tr, nt, pr.k);
+      if (x < 0) return OM_FIT_ERROR;
+      one = same_in_range(tr, x0, x, at[0]) == 1;
+    }
+    if (one) return x0;
+    *n_at = far_probes(tr, k, &f, path_max(tr, k), at, 0);
+    return *n_at ? OM_FIT_AMBIGUOUS : OM_FIT_NONE;
+  }
+  return OM_FIT_NONE;
+}
+
 #define STEPS_MAX (OM_X_MAX_TERMS - 1) /* the most steps a table of a whole range is written with (a term each) */
 
 /* Where the runs saw every size of one symbol's range (whole_range: a declared om.Dim('T', { max:
@@ -1073,6 +1237,10 @@ static int fit_values(om_lower *l, const pool *p, const int64_t *a, int n, bool 
      * 4 where the model reads 3 at W = 48) */
     if (x >= 0 && weak_x >= 0 && x != weak_x && same_in_range(tr, x, weak_x, at[0]) == 0) return *n_at = 1, OM_FIT_AMBIGUOUS;
     if (x == OM_FIT_NONE) x = periodic_fit(l, p, a, n, floored, at, n_at);
+    if (x == OM_FIT_NONE && (x = far_floor(l, p, a, n, at, n_at)) >= 0) { /* the weak form counted among its forms where its m is 1 */
+      *floored = true;
+      if (weak_x >= 0 && x != weak_x && same_in_range(tr, x, weak_x, at[0]) == 0) return *n_at = 1, OM_FIT_AMBIGUOUS;
+    }
     if (x == OM_FIT_NONE) x = remainder_fit(l, p, a, n, floored, at, n_at);
     if (x == OM_FIT_NONE) x = factored(l, p, a, n, floored, at, n_at, depth);
     return x == OM_FIT_NONE ? OM_FIT_UNDECIDED : x;
@@ -1124,7 +1292,10 @@ static int fit_values(om_lower *l, const pool *p, const int64_t *a, int n, bool 
           if (ok) return om__x_lin(tr, cs[u], p->x[i], cs[w], p->x[j], b);
         }
     }
-  x = periodic_fit(l, p, a, n, floored, at, n_at);
+  /* any numerator before the periodic forms' 1: a floor division by 36 that is the only one of
+   * those that fits the first runs is floor(7T / 255) at more sizes */
+  if ((x = far_floor(l, p, a, n, at, n_at)) >= 0) *floored = true;
+  if (x == OM_FIT_NONE) x = periodic_fit(l, p, a, n, floored, at, n_at);
   if (x == OM_FIT_NONE) x = remainder_fit(l, p, a, n, floored, at, n_at);
   if (x == OM_FIT_NONE) x = factored(l, p, a, n, floored, at, n_at, depth);
   if (x == OM_FIT_NONE && !depth) x = step_table(l, p, a, n);

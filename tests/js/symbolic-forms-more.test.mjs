@@ -7,7 +7,7 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import * as om from 'onemodel';
-import { memoryHooks, withTraced } from './helpers.mjs';
+import { memoryHooks, withTraced, traceRefusal } from './helpers.mjs';
 
 memoryHooks();
 const F = om.nn.functional;
@@ -95,6 +95,34 @@ describe('more forms', () => {
       }
     }
   }));
+
+  test('floor divisions by 20 to 42 with any numerator, as kept lengths and strides compute them: one form, right at every residue and far above', () => withTraced((keep) => {
+    // ViTMAE's len_keep = int(L * (1 - mask_ratio)): at 0.35 and 0.9 it keeps floor(13L / 20) and
+    // floor(L / 10) (the double L * 0.65 rounds to it at every size); the others are the forms a
+    // stride or a ceil writes. Divisors above 16 take too many runs at consecutive sizes to see
+    // every residue twice; the runs the fit asks for are where the forms that fit differ.
+    const cases = [
+      ['kept at 0.35', (L) => Math.floor(L * (1 - 0.35)), 'floor(13*L/20)', 20],
+      ['(3L + 7) / 38', (L) => Math.floor((3 * L + 7) / 38) + 1, 'floor((3*L+7)/38)+1', 38],
+      ['ceil(L / 21)', (L) => Math.ceil(L / 21), 'floor((L+20)/21)', 21],
+      ['5L / 42', (L) => Math.floor((5 * L) / 42) + 2, 'floor(5*L/42)+2', 42],
+    ];
+    for (const [what, len, shape, k] of cases) {
+      const model = (x) => om.cat([x, x.mul(2)], 1).slice(1, 0, len(x.shape[1])).tanh();
+      // every residue of the first divisor, around a step of the others; 1, odd sizes, far above
+      const around = k === 20 ? Array.from({ length: k }, (_, i) => k + 1 + i) : [k - 1, k, k + 1, 2 * k + 1];
+      const sizes = [1, 2, 7, ...around, 5 * k + 3, 1001];
+      const tm = traceAt(keep, model, [om.randn([2, 30], { seed: k }), ['B', 'L']], 'L', [...new Set(sizes)].filter((s) => 2 * s >= len(s)));
+      assert.deepEqual(tm.outputs[0].shape, ['B', shape], what);
+      noNarrowing(tm);
+    }
+  }));
+
+  test('a floor division by 300 with numerator 7 (above the 256 the fit counts forms to): refused, naming the values, never a near form', () => {
+    const model = (x) => x.slice(1, 0, Math.floor((7 * x.shape[1]) / 300) + 1).tanh();
+    const err = om.tidy(() => traceRefusal(model, { x: [om.randn([2, 30], { seed: 3 }), ['B', 'L']] }, 'SymbolicShape'));
+    assert.match(err.message, /^slice: argument 2 is 1 at the traced sizes, .*3 at B=\d+, L=92\b.*it changes with the sizes, but not as a size the graph can compute/);
+  });
 
   test('Math.min(3, L), Math.min(4, L) and Math.min(5, L) seen below their constant at L = 1 only: run next to it, so no range narrows', () => withTraced((keep) => {
     for (const [c, n, l] of [[3, 4, 17], [4, 2, 13], [5, 3, 23]]) {
