@@ -388,13 +388,20 @@ describe('size thresholds become an If', () => {
 
   test('a loop over a size (more calls at every larger size) that does not roll is refused as a loop, with the one size that traces', () => withTraced((keep) => {
     // each size unrolls the loop to other calls: no number of pieces holds it; a loop that rolls
-    // is an ONNX Loop (symbolic-loop.test.mjs), one that fails at B = 1 (select(0, 1)) is not,
-    // and one that collects its steps is not: refused at once, naming the counts the runs saw
-    const loops = [
-      (x) => { let v = x.select(0, 1); for (let i = 2; i < x.shape[0] - 1; i++) v = v.sub(x.select(0, i).mul(3)); return v; },
-      (x) => om.stack(x.unbind(0).map((r) => r.mul(0.25)), 1),
-    ];
-    for (const [f, b] of [[loops[0], 5], [loops[0], 7], [loops[1], 3]]) {
+    // is an ONNX Loop (symbolic-loop.test.mjs), one that fails at B = 1 (select(0, 1)) is not:
+    // refused at once, naming the counts the runs saw
+    const loop = (x) => { let v = x.select(0, 1); for (let i = 2; i < x.shape[0] - 1; i++) v = v.sub(x.select(0, i).mul(3)); return v; };
+    // one that collects its steps (unbind, then stack) rolls: its cuts are placed by their steps
+    const collect = fn((x) => om.stack(x.unbind(0).map((r) => r.mul(0.25)), 1));
+    const c3 = om.randn([3, 6], { seed: 3 });
+    const rolled = om.trace(collect, { x: [c3, ['B', null]] });
+    assert.ok(rolled.graph().nodes.some((n) => n.opType === 'Loop'));
+    keep(rolled, { x: c3 }, [collect.forward(c3)], undefined, collect);
+    for (const b of [1, 2, 8, 21]) {
+      const x = om.randn([b, 6], { seed: 30 + b });
+      keep(rolled, { x }, [collect.forward(x)]);
+    }
+    for (const [f, b] of [[loop, 5], [loop, 7]]) {
       const model = fn(f), ex = om.randn([b, 6], { seed: b });
       assert.throws(() => om.trace(model, { x: [ex, ['B', null]] }), (e) => {
         assert.ok(e instanceof om.TraceError && e.kind === 'SymbolicShape', String(e));
