@@ -729,6 +729,7 @@ class Page {
       this.progress(p.done, p.total);
       this.status(`Training… step ${p.done}/${p.total} · loss ${p.loss.toPrecision(4)}`);
     });
+    this.plot.flush();
     if (!res) return;
     this.trace = null;
     this.markStale(false);

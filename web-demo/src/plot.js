@@ -71,14 +71,22 @@ export class LossPlot {
     this.points.push([done, loss]);
     if (!this.pending) {
       this.pending = true;
-      requestAnimationFrame(() => {
-        this.pending = false;
-        this.draw();
-      });
+      this.frame = requestAnimationFrame(() => this.draw());
     }
   }
 
+  /**
+   * Draws the points added since the last frame now: a run's end must show its last steps even
+   * where the page's next frame comes late (a busy machine, a background tab), and not after
+   * the page says the run is done.
+   */
+  flush() {
+    if (this.pending) this.draw();
+  }
+
   draw() {
+    if (this.pending) cancelAnimationFrame(this.frame);
+    this.pending = false;
     this.svg.replaceChildren();
     this.svg.dataset.points = String(this.points.length);
     if (this.stoppedAt === null) delete this.svg.dataset.stoppedAt;
